@@ -1,0 +1,33 @@
+"""The greedy agent: the placement that scores most now."""
+
+from __future__ import annotations
+
+import random
+
+from allfives_env.actions import DRAW_ID, Action
+from allfives_env.tiles import PIPS
+from allfives_env.view import PlayerView
+
+
+def placement_points(view: PlayerView, action: Action) -> int:
+    """Points ``action`` (a placement) would score now, in the rules' unit (exact target aside)."""
+    count = view.layout.count_after(action >> 4, action & 15)
+    return count // view.rules.unit if count and count % 5 == 0 else 0
+
+
+class GreedyAgent:
+    """Places the tile that scores most now.
+
+    Ties go to the heavier tile (fewer pips left to be caught with), then to the lower action
+    id. It draws or passes only when nothing can be placed (it never draws by choice, even
+    where the rules allow it).
+    """
+
+    name = "greedy"
+
+    def act(self, view: PlayerView, rng: random.Random) -> Action:
+        """The highest-scoring placement (see the class docstring for ties)."""
+        placements = [a for a in view.legal_actions if a < DRAW_ID]
+        if not placements:
+            return view.legal_actions[0]
+        return max(placements, key=lambda a: (placement_points(view, a), PIPS[a >> 4], -a))

@@ -1,0 +1,91 @@
+"""allfives: the domino game All Fives (Muggins, Five-Up) as a rules engine.
+
+The engine follows RULES.md: five presets (``pagat``, the default, ``spruce``, ``dominoes_cc``,
+``pyatyorka``, ``five_up``) for 2, 3 and 4 players. It imports nothing from RL.
+
+>>> import random
+>>> game = Game(Rules.preset("pagat", 2), random.Random(0))
+>>> game.current_player in (0, 1), len(game.hand(0)), game.boneyard_size
+(True, 9, 10)
+"""
+
+from allfives_env.actions import ACTIONS, DRAW, MAX_SLOTS, PASS, Action, parse_slot, slot_name
+from allfives_env.awards import Award, hand_award, round5
+from allfives_env.deal import Deal, LeaderChoice, PreviousHand, leader_choice
+from allfives_env.errors import (
+    AllFivesError,
+    DealError,
+    IllegalActionError,
+    NotationError,
+    RecordError,
+    RulesError,
+)
+from allfives_env.game import (
+    ActionResult,
+    Event,
+    Game,
+    HandEnd,
+    HandLog,
+    HandResult,
+    Phase,
+    new_game,
+)
+from allfives_env.layout import Layout
+from allfives_env.records import (
+    Record,
+    RecordHand,
+    ReplayResult,
+    load_record,
+    parse_record,
+    record_of,
+    replay,
+    save_record,
+)
+from allfives_env.rules import PRESETS, Rules
+from allfives_env.tiles import TILES, Tile
+from allfives_env.view import PlayerView
+
+__all__ = [
+    "ACTIONS",
+    "DRAW",
+    "MAX_SLOTS",
+    "PASS",
+    "PRESETS",
+    "TILES",
+    "Action",
+    "ActionResult",
+    "AllFivesError",
+    "Award",
+    "Deal",
+    "DealError",
+    "Event",
+    "Game",
+    "HandEnd",
+    "HandLog",
+    "HandResult",
+    "IllegalActionError",
+    "Layout",
+    "LeaderChoice",
+    "NotationError",
+    "Phase",
+    "PlayerView",
+    "PreviousHand",
+    "Record",
+    "RecordError",
+    "RecordHand",
+    "ReplayResult",
+    "Rules",
+    "RulesError",
+    "Tile",
+    "hand_award",
+    "leader_choice",
+    "load_record",
+    "new_game",
+    "parse_record",
+    "parse_slot",
+    "record_of",
+    "replay",
+    "round5",
+    "save_record",
+    "slot_name",
+]

@@ -1,0 +1,162 @@
+"""The ``allfives`` command line (also ``python -m allfives_env``).
+
+Commands:
+  replay FILE     replay a game record; print RULES.md §4's JSON result
+  demo            a seeded greedy-vs-random match, printed move by move
+  bench engine    moves/s and hands/s of random legal games, per preset
+
+A user mistake (bad arguments, an invalid record, a missing file) prints one line on stderr and
+exits with status 2; nothing is printed on stdout and no traceback is shown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from allfives_env.errors import AllFivesError
+
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _fail(message: str) -> int:
+    print(f"allfives: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _positive(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not x > 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return x
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``allfives`` command."""
+    from allfives_env.rules import PRESETS
+
+    parser = _Parser(prog="allfives", description="All Fives (Muggins, Five-Up) domino engine.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = sub.add_parser("replay", help="replay a game record and print its result as JSON")
+    p.add_argument("file", help="the record (JSON, RULES.md §4); '-' reads stdin")
+
+    p = sub.add_parser("demo", help="a seeded greedy-vs-random match, printed move by move")
+    p.add_argument("--seed", type=int, default=1, help="seed of the deals and the agents")
+    p.add_argument("--preset", choices=PRESETS, default="pagat")
+    p.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
+    p.add_argument(
+        "--agents",
+        default="greedy,random",
+        help="comma-separated agent per seat, cycled (default: greedy,random)",
+    )
+    p.add_argument("--save", metavar="FILE", help="save the match as a game record")
+    p.add_argument("--quiet", action="store_true", help="print only the result")
+
+    p = sub.add_parser("bench", help="measure speed")
+    p.add_argument("what", choices=("engine",), help="what to measure")
+    p.add_argument("--seconds", type=_positive, default=2.0, help="per row (default 2)")
+    p.add_argument(
+        "--preset",
+        action="append",
+        choices=PRESETS,
+        help="preset(s) to run (repeatable; default: all)",
+    )
+    p.add_argument(
+        "--players",
+        action="append",
+        type=int,
+        choices=(2, 3, 4),
+        help="player count(s) (repeatable; default: 2, 3 and 4)",
+    )
+    p.add_argument("--seed", type=int, default=0)
+    return parser
+
+
+def _replay(path: str) -> int:
+    from allfives_env.records import load_record, replay, replay_text
+
+    if path == "-":
+        result = replay_text(sys.stdin.read())
+    else:
+        result = replay(load_record(path)).to_json()
+    print(json.dumps(result))
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from agents.registry import AGENTS
+    from allfives_env.demo import play_demo
+
+    names = [a.strip() for a in args.agents.split(",") if a.strip()]
+    if not names:
+        return _fail("--agents names no agent")
+    for name in names:
+        if name not in AGENTS:
+            return _fail(f"unknown agent {name!r} (choose from {', '.join(AGENTS)})")
+    return play_demo(
+        preset=args.preset,
+        num_players=args.players,
+        agent_names=names,
+        seed=args.seed,
+        save=args.save,
+        quiet=args.quiet,
+        out=sys.stdout,
+    )
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from allfives_env import bench
+
+    presets = args.preset or bench.DEFAULT_PRESETS
+    players = args.players or [2, 3, 4]
+    print(f"random legal matches, one process, {args.seconds:g} s per row, seed {args.seed}")
+    print(bench.table(bench.run(presets, players, args.seconds, args.seed)))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "replay":
+            return _replay(args.file)
+        if args.command == "demo":
+            return _demo(args)
+        if args.command == "bench":
+            return _bench(args)
+    except AllFivesError as e:
+        return _fail(str(e))
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        return _fail(str(e))
+    except KeyboardInterrupt:
+        return 130
+    raise AssertionError(args.command)  # pragma: no cover - argparse requires a command
+
+
+def entry() -> None:
+    """The console-script entry point."""
+    try:
+        status = main()
+        sys.stdout.flush()
+    except BrokenPipeError:  # e.g. `allfives demo | head`: the reader left; stop quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        status = 0
+    sys.exit(status)

@@ -1,0 +1,722 @@
+"""The game: turns, draws, passes, scoring, hand ends and the match (RULES.md §1–2).
+
+:class:`Game` holds a whole match. It decides whose turn it is, which actions are legal, and when
+a hand or the match ends; callers (the environment, agents, records) only read it and apply
+actions. Between hands it waits for :meth:`Game.deal`.
+
+>>> import random
+>>> g = Game(Rules.preset("pagat", 2), deal=Deal.of(
+...     [["6-4", "6-3", "1-5", "1-0", "2-6", "0-0", "3-3", "4-4", "5-5"],
+...      ["4-1", "1-1", "1-2", "2-2", "0-2", "2-3", "2-4", "2-5", "0-6"]],
+...     ["0-3", "0-4", "0-5", "1-3", "1-6", "3-4", "3-5", "4-5", "5-6", "6-6"], leader=0))
+>>> g.apply("6-4").points, g.apply("4-1 E").points, g.apply("6-3 W").points
+(10, 0, 0)
+>>> g.apply("1-1 E").points, g.legal_actions()
+(5, [Action('0-1 E'), Action('1-5 E'), Action('3-3 W')])
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import IntEnum, StrEnum
+from typing import TYPE_CHECKING, NamedTuple
+
+from allfives_env.actions import ACTIONS, DRAW_ID, MAX_SLOTS, PASS_ID, Action, slot_name
+from allfives_env.awards import hand_award
+from allfives_env.deal import Deal, PreviousHand, check_deal, leader_choice, random_deal
+from allfives_env.errors import DealError, IllegalActionError, NotationError
+from allfives_env.layout import Layout
+from allfives_env.rules import Rules
+from allfives_env.tiles import HIGH, IS_DOUBLE, LOW, PIPS, TILES, Tile, tiles_of
+
+if TYPE_CHECKING:
+    from allfives_env.view import PlayerView
+
+
+class Phase(IntEnum):
+    """Where the game stands.
+
+    ``DRAWN`` (the player must place the tile he just drew) is known only to that player; a
+    :class:`~allfives_env.view.PlayerView` of anyone else shows ``PLAY``.
+    """
+
+    LEAD = 0
+    """The leader must lead a tile; no drawing."""
+    PLAY = 1
+    """The player to act places, draws or passes, as the rules force."""
+    DRAWN = 2
+    """The player drew a tile that fits and must place that tile."""
+    HAND_OVER = 3
+    """The hand has ended and the match goes on: :meth:`Game.deal` starts the next hand."""
+    MATCH_OVER = 4
+    """A side has reached its target."""
+
+
+class HandEnd(StrEnum):
+    """How a hand ended."""
+
+    DOMINO = "domino"
+    """A player placed his last tile."""
+    BLOCKED = "blocked"
+    """Nothing could be drawn and no player could place."""
+    TARGET = "target"
+    """A placement took a side to its target: the match ended mid-hand, with no award."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """The end of one hand.
+
+    Attributes:
+        end: how it ended.
+        award: end-of-hand points per side, as scored (0 where none or not scored).
+        winner: the side that won the hand (``None``: a tie, no award winner, or ``target``).
+        domino_seat: the seat that played out, if the hand ended by a domino.
+        pips: each seat's remaining pips when the hand ended.
+    """
+
+    end: HandEnd
+    award: tuple[float, ...]
+    winner: int | None
+    domino_seat: int | None
+    pips: tuple[int, ...]
+
+
+class ActionResult(NamedTuple):
+    """What applying one action did.
+
+    Attributes:
+        player: the seat that acted.
+        action: the action applied.
+        points: points the action scored for the player's side (0 for draws and passes, and
+            for a score an exact target refused), in the rules' unit.
+        drawn: the tile drawn, for DRAW (private to the player).
+        hand: the hand's result, if the action ended the hand (or the match).
+        winners: the winning side(s), if the action ended the match.
+    """
+
+    player: int
+    action: Action
+    points: float
+    drawn: Tile | None
+    hand: HandResult | None
+    winners: tuple[int, ...] | None
+
+
+class Event(NamedTuple):
+    """One public event of a hand: who did what, scoring how much. Draws carry no tile."""
+
+    seat: int
+    action: Action
+    points: float
+
+
+@dataclass(slots=True)
+class HandLog:
+    """One hand as played: its deal (private), the leader and the public actions.
+
+    Attributes:
+        deal: the deal, as given or drawn.
+        leader: the seat that led.
+        by_lot: whether the rules chose the leader by lot (a record must then name it).
+        events: the actions, in order.
+        result: how the hand ended, once it has.
+    """
+
+    deal: Deal
+    leader: int
+    by_lot: bool
+    events: list[Event]
+    result: HandResult | None = None
+
+
+_LEAD, _PLAY, _DRAWN, _HAND_OVER, _MATCH_OVER = 0, 1, 2, 3, 4
+
+
+def _num(x: float) -> float:
+    """Keep whole scores as ints (half points exist only under one tie rule)."""
+    return int(x) if isinstance(x, float) and x.is_integer() else x
+
+
+class Game:
+    """A match of All Fives under some :class:`Rules`.
+
+    Args:
+        rules: a :class:`Rules`, or a preset name (2 players).
+        rng: deals the first hand (and draws its leader by lot) from this generator.
+        deal: or an explicit first deal.
+
+    Raises:
+        DealError: if neither or both of ``rng`` and ``deal`` are given, or ``deal`` is not
+            legal under the rules.
+        RulesError: for an unknown preset name.
+    """
+
+    __slots__ = (
+        "_bone",
+        "_bpos",
+        "_cur",
+        "_drawn",
+        "_dwa",
+        "_exact",
+        "_forced_lead",
+        "_hands",
+        "_log",
+        "_n",
+        "_phase",
+        "_pips",
+        "_prev",
+        "_scores",
+        "_side",
+        "_sizes",
+        "_stop",
+        "_target",
+        "_turn_draws",
+        "_unit",
+        "_voids",
+        "_winners",
+        "layout",
+        "rules",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        rules: Rules | str = "pagat",
+        rng: random.Random | None = None,
+        *,
+        deal: Deal | None = None,
+    ):
+        if isinstance(rules, str):
+            rules = Rules.preset(rules)
+        self.rules = rules
+        self._n = rules.num_players
+        self._side = [rules.side_of(s) for s in range(self._n)]
+        self._unit = rules.unit
+        self._target = rules.target
+        self._exact = rules.exact_target
+        self._stop = rules.stop_tiles
+        self._dwa = rules.draw_when_able
+        self._scores: list[float] = [0] * rules.num_sides
+        self._log: list[HandLog] = []
+        self._winners: tuple[int, ...] | None = None
+        self._prev: PreviousHand | None = None
+        self._phase = _HAND_OVER
+        self.deal(rng, deal=deal)
+
+    # ================================================================ hands
+
+    def deal(self, rng: random.Random | None = None, *, deal: Deal | None = None) -> Deal:
+        """Start the next hand, dealt from ``rng`` or as ``deal``; return the deal.
+
+        Raises:
+            DealError: if the hand in play has not ended, the match is over, neither or both
+                of ``rng`` and ``deal`` are given, or ``deal`` is not legal under the rules.
+        """
+        if self._phase == _MATCH_OVER:
+            raise DealError("the match is over; no more hands are dealt")
+        if self._phase != _HAND_OVER:
+            raise DealError("the hand in play has not ended")
+        if (rng is None) == (deal is None):
+            raise DealError("deal from exactly one of: a seeded rng, an explicit deal")
+        if deal is None:
+            assert rng is not None
+            deal = random_deal(self.rules, rng, self._prev)
+        leader = check_deal(self.rules, deal, self._prev)
+        choice = leader_choice(self.rules, self._prev, deal.hands)
+        r = self.rules
+        self.layout = Layout(r.spinners == "every", r.branches == "at_once")
+        self._hands = [sum(1 << t for t in h) for h in deal.hands]
+        self._pips = [sum(PIPS[t] for t in h) for h in deal.hands]
+        self._sizes = [len(h) for h in deal.hands]
+        self._bone = [int(t) for t in deal.boneyard]
+        self._bpos = 0
+        self._cur = leader
+        self._phase = _LEAD
+        self._drawn = -1
+        self._turn_draws = 0
+        self._forced_lead = choice.tile if choice.tile is not None else -1
+        self._voids = [0] * self._n
+        self._log.append(HandLog(deal, leader, choice.by_lot, []))
+        return deal
+
+    # ================================================================ queries
+
+    @property
+    def phase(self) -> Phase:
+        """Where the game stands (see :class:`Phase`)."""
+        return Phase(self._phase)
+
+    @property
+    def current_player(self) -> int | None:
+        """The seat to act, or ``None`` between hands and after the match."""
+        return self._cur if self._phase < _HAND_OVER else None
+
+    @property
+    def is_hand_over(self) -> bool:
+        """Whether no hand is in play (between hands, or the match is over)."""
+        return self._phase >= _HAND_OVER
+
+    @property
+    def is_match_over(self) -> bool:
+        """Whether a side has won the match."""
+        return self._phase == _MATCH_OVER
+
+    @property
+    def winners(self) -> tuple[int, ...] | None:
+        """The side(s) that won the match (several only for a shared win), or ``None``."""
+        return self._winners
+
+    @property
+    def scores(self) -> tuple[float, ...]:
+        """The score of each side (side 0 = seats 0+2 in partnerships)."""
+        return tuple(self._scores)
+
+    @property
+    def hand_number(self) -> int:
+        """The current (or last) hand, counted from 1."""
+        return len(self._log)
+
+    @property
+    def leader(self) -> int:
+        """The seat that led (or leads) the current hand."""
+        return self._log[-1].leader
+
+    @property
+    def hand_log(self) -> list[HandLog]:
+        """Every hand dealt so far, in order (deals included: not for players' eyes)."""
+        return self._log
+
+    @property
+    def events(self) -> list[Event]:
+        """The public events of the current hand."""
+        return self._log[-1].events
+
+    @property
+    def hand_results(self) -> list[HandResult]:
+        """The results of the finished hands."""
+        return [h.result for h in self._log if h.result is not None]
+
+    def hand(self, seat: int) -> list[Tile]:
+        """The tiles in ``seat``'s hand (hidden from the other players)."""
+        return tiles_of(self._hands[seat])
+
+    def hand_mask(self, seat: int) -> int:
+        """``seat``'s hand as a tile mask."""
+        return self._hands[seat]
+
+    @property
+    def hand_sizes(self) -> tuple[int, ...]:
+        """Tiles in each seat's hand."""
+        return tuple(self._sizes)
+
+    def pips(self, seat: int) -> int:
+        """The pips in ``seat``'s hand."""
+        return self._pips[seat]
+
+    @property
+    def boneyard_size(self) -> int:
+        """Tiles left in the boneyard (the stop tile included)."""
+        return len(self._bone) - self._bpos
+
+    @property
+    def boneyard(self) -> list[Tile]:
+        """The boneyard in draw order (hidden from every player)."""
+        return [TILES[t] for t in self._bone[self._bpos :]]
+
+    @property
+    def can_draw(self) -> bool:
+        """Whether the boneyard holds a tile that may be drawn."""
+        return len(self._bone) - self._bpos > self._stop
+
+    @property
+    def count(self) -> int:
+        """The count of the layout now."""
+        return self.layout.count
+
+    @property
+    def drawn_tile(self) -> Tile | None:
+        """The drawn tile the player to act must place (phase DRAWN; private to him)."""
+        return TILES[self._drawn] if self._phase == _DRAWN else None
+
+    @property
+    def draws_this_turn(self) -> int:
+        """Tiles the player to act has drawn this turn (public)."""
+        return self._turn_draws
+
+    @property
+    def required_lead(self) -> Tile | None:
+        """The tile the leader must lead, where the rules name it (``highest_double``)."""
+        if self._phase == _LEAD and self._forced_lead >= 0:
+            return TILES[self._forced_lead]
+        return None
+
+    def known_voids(self, seat: int) -> list[int]:
+        """The pip values ``seat`` is publicly known not to hold (see :meth:`void_bits`)."""
+        return [v for v in range(7) if self._voids[seat] >> v & 1]
+
+    def void_bits(self, seat: int) -> int:
+        """``seat``'s known voids as a 7-bit value set.
+
+        A player who draws or passes (when the rules force it) shows that no tile in his hand
+        matches an open value then. That holds until he takes a tile nobody sees: a drawn tile
+        that he does not place at once may carry any value that is not open, so those voids
+        lapse (drawing again or passing shows it did not fit). Under ``draw_when_able`` a draw
+        shows nothing and clears every void; a pass still shows the open values.
+        """
+        return self._voids[seat]
+
+    def view(self, seat: int) -> PlayerView:
+        """What ``seat`` may know now (a snapshot; see :class:`~allfives_env.view.PlayerView`).
+
+        Raises:
+            ValueError: if ``seat`` is not a seat of this game.
+        """
+        from allfives_env.view import player_view
+
+        return player_view(self, seat)
+
+    # ================================================================ legality
+
+    def legal_actions(self) -> list[Action]:
+        """The legal actions of the player to act, in ascending id order (empty if none).
+
+        A lead is listed on slot W only; its mirror on E is legal too (see ``actions``).
+        """
+        ph = self._phase
+        p = self._cur
+        if ph == _PLAY:
+            lay = self.layout
+            playable = self._hands[p] & lay.playable_mask()
+            if not playable:
+                if len(self._bone) - self._bpos > self._stop:
+                    return [ACTIONS[DRAW_ID]]
+                return [ACTIONS[PASS_ID]]
+            out = []
+            value = lay.value
+            slots = lay.open_slots
+            while playable:
+                low = playable & -playable
+                t = low.bit_length() - 1
+                playable ^= low
+                a, b = LOW[t], HIGH[t]
+                base = t * MAX_SLOTS
+                for s in slots:
+                    v = value[s]
+                    if v == a or v == b:
+                        out.append(ACTIONS[base + s])
+            if self._dwa and len(self._bone) - self._bpos > self._stop:
+                out.append(ACTIONS[DRAW_ID])
+            return out
+        if ph == _LEAD:
+            if self._forced_lead >= 0:
+                return [ACTIONS[self._forced_lead * MAX_SLOTS]]
+            return [ACTIONS[t * MAX_SLOTS] for t in tiles_of(self._hands[p])]
+        if ph == _DRAWN:
+            t = self._drawn
+            lay = self.layout
+            value = lay.value
+            return [
+                ACTIONS[t * MAX_SLOTS + s]
+                for s in lay.open_slots
+                if value[s] == LOW[t] or value[s] == HIGH[t]
+            ]
+        return []
+
+    def is_legal(self, action: int) -> bool:
+        """Whether ``action`` (an engine id) may be applied now (the mirrored lead included)."""
+        ph = self._phase
+        if ph >= _HAND_OVER or not isinstance(action, int) or not 0 <= action <= PASS_ID:
+            return False
+        if type(action) is bool:
+            return False
+        p = self._cur
+        if action < DRAW_ID:
+            t = action >> 4
+            s = action & 15
+            if not self._hands[p] >> t & 1:
+                return False
+            if ph == _LEAD:
+                if self._forced_lead >= 0 and t != self._forced_lead:
+                    return False
+                return s == 0 or (s == 1 and not IS_DOUBLE[t])
+            if ph == _DRAWN and t != self._drawn:
+                return False
+            return self.layout.fits(t, s)
+        if ph != _PLAY:
+            return False
+        drawable = len(self._bone) - self._bpos > self._stop
+        if action == DRAW_ID:
+            return drawable and (self._dwa or not self._hands[p] & self.layout.playable_mask())
+        return not drawable and not self._hands[p] & self.layout.playable_mask()
+
+    def why_illegal(self, action: object) -> str | None:
+        """Why ``action`` may not be applied now, in words; ``None`` if it is legal."""
+        if self._phase == _MATCH_OVER:
+            return "the match is over"
+        if self._phase == _HAND_OVER:
+            return "the hand is over; deal the next one first"
+        if type(action) is bool or not isinstance(action, int) or not 0 <= action <= PASS_ID:
+            return f"not an action: {action!r}"
+        p = self._cur
+        ph = self._phase
+        hand = self._hands[p]
+        lay = self.layout
+        can_place = bool(hand & lay.playable_mask()) if ph != _LEAD else True
+        drawable = len(self._bone) - self._bpos > self._stop
+        if action < DRAW_ID:
+            t, s = action >> 4, action & 15
+            if not hand >> t & 1:
+                return f"tile {TILES[t]} is not in seat {p}'s hand"
+            if ph == _LEAD:
+                if self._forced_lead >= 0 and t != self._forced_lead:
+                    return f"the leader must lead {TILES[self._forced_lead]}"
+                if s > 1 or (s == 1 and IS_DOUBLE[t]):
+                    return "a lead is a bare tile (on W, or mirrored on E)"
+                return None
+            if ph == _DRAWN and t != self._drawn:
+                return f"seat {p} must place the tile just drawn, {TILES[self._drawn]}"
+            if s >= MAX_SLOTS or lay.value[s] < 0:
+                return f"slot {slot_name(s)} is not open"
+            if not lay.fits(t, s):
+                shows = lay.value[s]
+                return f"tile {TILES[t]} does not match slot {slot_name(s)}, which shows {shows}"
+            return None
+        what = "draw" if action == DRAW_ID else "pass"
+        if ph == _LEAD:
+            return f"the leader must lead a tile, not {what}"
+        if ph == _DRAWN:
+            return f"seat {p} must place the tile just drawn, not {what}"
+        if action == DRAW_ID:
+            if not drawable:
+                return "the boneyard holds no tile that may be drawn"
+            if can_place and not self._dwa:
+                return "a placement is available, so drawing is not allowed"
+            return None
+        if can_place:
+            return "a placement is available, so passing is not allowed"
+        if drawable:
+            return "a tile can be drawn, so passing is not allowed"
+        return None
+
+    def _refuse(self, action: object, why: str | None = None) -> IllegalActionError:
+        player = self.current_player
+        legal = self.legal_actions()
+        reason = why or self.why_illegal(action) or "not legal"
+        shown = ", ".join(map(str, legal)) or "none"
+        who = f"seat {player}" if player is not None else "nobody"
+        return IllegalActionError(
+            f"illegal action {action!s} by {who}: {reason} (legal: {shown})",
+            action,
+            player,
+            legal,
+        )
+
+    # ================================================================ acting
+
+    def apply(self, action: int | str) -> ActionResult:
+        """Apply the player to act's ``action`` (an :class:`Action`, engine id, or its text).
+
+        Raises:
+            IllegalActionError: if the action is not legal now (the game is left unchanged).
+        """
+        if isinstance(action, str):
+            try:
+                action = Action.parse(action)
+            except NotationError as e:
+                raise self._refuse(action, str(e)) from None
+        if not self.is_legal(action):
+            raise self._refuse(action)
+        a = ACTIONS[action]
+        if a < DRAW_ID:
+            return self._place(a)
+        if a == DRAW_ID:
+            return self._draw(a)
+        return self._pass(a)
+
+    def _place(self, a: Action) -> ActionResult:
+        p = self._cur
+        t = a >> 4
+        lay = self.layout
+        if self._phase == _LEAD:
+            count = lay.lead(t, a & 15 == 1)
+        else:
+            count = lay.place(t, a & 15)
+        self._hands[p] ^= 1 << t
+        self._pips[p] -= PIPS[t]
+        self._sizes[p] -= 1
+        self._turn_draws = 0
+        self._drawn = -1
+        pts: float = 0
+        reached = False
+        if count and count % 5 == 0:
+            pts = count // self._unit
+            side = self._side[p]
+            total = self._scores[side] + pts
+            if self._exact and total > self._target:
+                pts = 0
+            else:
+                self._scores[side] = total
+                reached = total >= self._target
+        self._log[-1].events.append(Event(p, a, pts))
+        if reached:
+            return ActionResult(p, a, pts, None, *self._end_target(self._side[p]))
+        if not self._sizes[p]:
+            return ActionResult(p, a, pts, None, *self._end_hand(HandEnd.DOMINO, p))
+        if len(self._bone) - self._bpos <= self._stop and self._nobody_can_place():
+            return ActionResult(p, a, pts, None, *self._end_hand(HandEnd.BLOCKED, None))
+        self._cur = p + 1 if p + 1 < self._n else 0
+        self._phase = _PLAY
+        return ActionResult(p, a, pts, None, None, None)
+
+    def _draw(self, a: Action) -> ActionResult:
+        p = self._cur
+        open_bits = self.layout.open_bits
+        if self._dwa:
+            self._voids[p] = 0
+        else:
+            if self._turn_draws:  # the last drawn tile did not fit and stays hidden
+                self._voids[p] &= open_bits
+            self._voids[p] |= open_bits
+        t = self._bone[self._bpos]
+        self._bpos += 1
+        self._hands[p] |= 1 << t
+        self._pips[p] += PIPS[t]
+        self._sizes[p] += 1
+        self._turn_draws += 1
+        self._log[-1].events.append(Event(p, a, 0))
+        if not self._dwa and self.layout.playable_mask() >> t & 1:
+            self._phase = _DRAWN
+            self._drawn = t
+        elif len(self._bone) - self._bpos <= self._stop and self._nobody_can_place():
+            return ActionResult(p, a, 0, TILES[t], *self._end_hand(HandEnd.BLOCKED, None))
+        return ActionResult(p, a, 0, TILES[t], None, None)
+
+    def _pass(self, a: Action) -> ActionResult:
+        p = self._cur
+        open_bits = self.layout.open_bits
+        if self._turn_draws and not self._dwa:
+            self._voids[p] &= open_bits
+        self._voids[p] |= open_bits
+        self._log[-1].events.append(Event(p, a, 0))
+        self._turn_draws = 0
+        self._cur = p + 1 if p + 1 < self._n else 0
+        return ActionResult(p, a, 0, None, None, None)
+
+    def _nobody_can_place(self) -> bool:
+        playable = self.layout.playable_mask()
+        return not any(h & playable for h in self._hands)
+
+    def _end_target(self, side: int) -> tuple[HandResult, tuple[int, ...]]:
+        result = HandResult(HandEnd.TARGET, (0,) * len(self._scores), None, None, tuple(self._pips))
+        self._log[-1].result = result
+        self._phase = _MATCH_OVER
+        self._winners = (side,)
+        return result, self._winners
+
+    def _end_hand(
+        self, end: HandEnd, domino_seat: int | None
+    ) -> tuple[HandResult, tuple[int, ...] | None]:
+        award = hand_award(self.rules, domino_seat, self._pips, self._sizes)
+        points = award.points
+        scores = self._scores
+        for i, x in enumerate(points):
+            if self._exact and scores[i] + x > self._target:
+                points[i] = 0
+            scores[i] = _num(scores[i] + points[i])
+        result = HandResult(end, tuple(points), award.winner, domino_seat, tuple(self._pips))
+        self._log[-1].result = result
+        reached = [
+            i
+            for i, s in enumerate(scores)
+            if (s == self._target if self._exact else s >= self._target)
+        ]
+        if reached:
+            best = max(scores[i] for i in reached)
+            self._winners = tuple(i for i in reached if scores[i] == best)
+            self._phase = _MATCH_OVER
+            return result, self._winners
+        self._prev = PreviousHand(domino_seat, award.winner)
+        self._phase = _HAND_OVER
+        return result, None
+
+    # ================================================================ copies & text
+
+    def clone(self) -> Game:
+        """An independent copy (the hand log is shared up to now, then kept apart)."""
+        g = Game.__new__(Game)
+        g.rules = self.rules
+        g._n = self._n
+        g._side = self._side
+        g._unit = self._unit
+        g._target = self._target
+        g._exact = self._exact
+        g._stop = self._stop
+        g._dwa = self._dwa
+        g.layout = self.layout.clone()
+        g._hands = self._hands[:]
+        g._pips = self._pips[:]
+        g._sizes = self._sizes[:]
+        g._bone = self._bone[:]
+        g._bpos = self._bpos
+        g._cur = self._cur
+        g._phase = self._phase
+        g._drawn = self._drawn
+        g._turn_draws = self._turn_draws
+        g._forced_lead = self._forced_lead
+        g._scores = self._scores[:]
+        g._voids = self._voids[:]
+        last = self._log[-1]
+        g._log = [
+            *self._log[:-1],
+            HandLog(last.deal, last.leader, last.by_lot, last.events[:], last.result),
+        ]
+        g._winners = self._winners
+        g._prev = self._prev
+        return g
+
+    def render(self, seat: int | None = None) -> str:
+        """The position as text: the layout, scores, and hands (only ``seat``'s if given)."""
+        from allfives_env.render import render_game
+
+        return render_game(self, seat)
+
+    def __str__(self) -> str:
+        return self.render()
+
+    def __repr__(self) -> str:
+        from allfives_env.render import describe_game
+
+        return describe_game(self)
+
+
+def new_game(
+    preset: str = "pagat", num_players: int = 2, seed: int | None = None, **overrides: object
+) -> Game:
+    """A match under ``Rules.preset(preset, num_players, **overrides)`` dealt from ``seed``."""
+    return Game(Rules.preset(preset, num_players, **overrides), random.Random(seed))
+
+
+def replay_actions(game: Game, actions: Sequence[int | str]) -> list[ActionResult]:
+    """Apply ``actions`` in turn; return their results.
+
+    Raises:
+        IllegalActionError: at the first illegal action (earlier ones stay applied).
+    """
+    return [game.apply(a) for a in actions]
+
+
+__all__ = [
+    "ActionResult",
+    "Deal",
+    "DealError",
+    "Event",
+    "Game",
+    "HandEnd",
+    "HandLog",
+    "HandResult",
+    "Phase",
+    "new_game",
+    "replay_actions",
+]

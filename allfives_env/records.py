@@ -1,0 +1,329 @@
+"""Game records (RULES.md §4): load, validate, save and replay.
+
+A record fixes a whole match: the rules, every deal and every action. Any game played through
+the engine becomes a record with :func:`record_of`, and replays to the identical result.
+
+>>> import random
+>>> from allfives_env.game import Game
+>>> g = Game("pagat", random.Random(3))
+>>> while not g.is_hand_over:
+...     _ = g.apply(g.legal_actions()[0])
+>>> rec = record_of(g)
+>>> replay(rec).to_json() == replay(parse_record(rec.to_json())).to_json()
+True
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from allfives_env.actions import DRAW_ID, Action
+from allfives_env.deal import Deal
+from allfives_env.errors import DealError, IllegalActionError, NotationError, RecordError
+from allfives_env.game import Game, HandResult
+from allfives_env.rules import PRESETS, Rules
+from allfives_env.tiles import Tile
+
+FORMAT = "allfives-record/1"
+"""The value of a record's ``format`` field."""
+
+_RULES_KEYS = ("preset", "num_players", "partnerships")
+
+
+@dataclass(frozen=True, slots=True)
+class RecordHand:
+    """One hand of a record: the deal (leader ``None`` where omitted) and the action texts."""
+
+    deal: Deal
+    actions: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """A parsed, well-formed record (its actions not yet checked against the rules).
+
+    Attributes:
+        rules: the preset rules of the match.
+        hands: the hands, in order.
+        extra: the record's other top-level keys (names, dates...), kept as they were.
+    """
+
+    rules: Rules
+    hands: tuple[RecordHand, ...]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as a JSON-ready dict in the format of RULES.md §4."""
+        rules: dict[str, Any] = {"preset": self.rules.name, "num_players": self.rules.num_players}
+        if self.rules.num_players == 4 and not self.rules.partnerships:
+            rules["partnerships"] = False
+        hands = []
+        for h in self.hands:
+            entry: dict[str, Any] = {
+                "hands": [[str(t) for t in hand] for hand in h.deal.hands],
+                "boneyard": [str(t) for t in h.deal.boneyard],
+            }
+            if h.deal.leader is not None:
+                entry["leader"] = h.deal.leader
+            entry["actions"] = list(h.actions)
+            hands.append(entry)
+        return {**self.extra, "format": FORMAT, "rules": rules, "hands": hands}
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayResult:
+    """The outcome of replaying a record (RULES.md §4's output).
+
+    Attributes:
+        points: per action, over all hands, the points it scored for the acting side.
+        hands: the finished hands' results.
+        scores: the final score per side.
+        winners: the winning side(s), or ``None`` if the match is not over.
+        game: the game after the last action (``None`` for a record of no hands).
+    """
+
+    points: tuple[float, ...]
+    hands: tuple[HandResult, ...]
+    scores: tuple[float, ...]
+    winners: tuple[int, ...] | None
+    game: Game | None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"points", "hands", "scores", "winner"}`` exactly as RULES.md §4 defines."""
+        winner: int | list[int] | None
+        if self.winners is None:
+            winner = None
+        elif len(self.winners) == 1:
+            winner = self.winners[0]
+        else:
+            winner = list(self.winners)
+        return {
+            "points": list(self.points),
+            "hands": [{"end": h.end.value, "award": list(h.award)} for h in self.hands],
+            "scores": list(self.scores),
+            "winner": winner,
+        }
+
+
+# ---------------------------------------------------------------------- parsing
+
+
+def _is_int(x: object) -> bool:
+    return type(x) is int
+
+
+def _parse_rules(obj: object) -> Rules:
+    if not isinstance(obj, dict):
+        raise RecordError("must be an object with preset and num_players", field="rules")
+    for key in obj:
+        if key not in _RULES_KEYS:
+            raise RecordError(f"unknown key {key!r}", field=f"rules.{key}")
+    if "preset" not in obj:
+        raise RecordError("missing", field="rules.preset")
+    preset = obj["preset"]
+    if not isinstance(preset, str) or preset not in PRESETS:
+        raise RecordError(
+            f"unknown preset {preset!r} (choose from {', '.join(PRESETS)})", field="rules.preset"
+        )
+    if "num_players" not in obj:
+        raise RecordError("missing", field="rules.num_players")
+    n = obj["num_players"]
+    if not _is_int(n) or not 2 <= n <= 4:
+        raise RecordError(f"must be 2, 3 or 4, not {n!r}", field="rules.num_players")
+    partnerships = obj.get("partnerships", True)
+    if type(partnerships) is not bool:
+        raise RecordError(
+            f"must be true or false, not {partnerships!r}", field="rules.partnerships"
+        )
+    return Rules.preset(preset, n, partnerships=partnerships)
+
+
+def _tiles(obj: object, what: str, hand: int) -> tuple[Tile, ...]:
+    if not isinstance(obj, list):
+        raise RecordError(f"{what} must be a list of tiles", hand=hand)
+    try:
+        return tuple(Tile.parse(t) for t in obj)
+    except NotationError as e:
+        raise RecordError(f"{what}: {e}", hand=hand) from None
+
+
+def _parse_hand(obj: object, rules: Rules, k: int) -> RecordHand:
+    if not isinstance(obj, dict):
+        raise RecordError("a hand must be an object with hands, boneyard and actions", hand=k)
+    for key in ("hands", "boneyard", "actions"):
+        if key not in obj:
+            raise RecordError(f"missing {key!r}", hand=k)
+    seats = obj["hands"]
+    if not isinstance(seats, list):
+        raise RecordError("'hands' must be a list of one tile list per seat", hand=k)
+    hands = tuple(_tiles(h, f"hand of seat {i}", k) for i, h in enumerate(seats))
+    boneyard = _tiles(obj["boneyard"], "boneyard", k)
+    leader = obj.get("leader")
+    if leader is not None and (not _is_int(leader) or not 0 <= leader < rules.num_players):
+        raise RecordError(
+            f"'leader' must be a seat 0-{rules.num_players - 1}, not {leader!r}", hand=k
+        )
+    actions = obj["actions"]
+    if not isinstance(actions, list):
+        raise RecordError("'actions' must be a list of action strings", hand=k)
+    for i, a in enumerate(actions, 1):
+        if not isinstance(a, str):
+            raise RecordError(f"an action must be a string, not {a!r}", hand=k, action=i)
+    return RecordHand(Deal(hands, boneyard, leader), tuple(actions))
+
+
+def parse_record(obj: object) -> Record:
+    """Check a decoded JSON record's shape and read it (actions are checked by :func:`replay`).
+
+    Raises:
+        RecordError: naming the field or hand at fault.
+    """
+    if not isinstance(obj, dict):
+        raise RecordError("a record must be a JSON object", field="record")
+    if obj.get("format") != FORMAT:
+        got = obj.get("format", "missing")
+        raise RecordError(f"must be {FORMAT!r}, not {got!r}", field="format")
+    if "rules" not in obj:
+        raise RecordError("missing", field="rules")
+    rules = _parse_rules(obj["rules"])
+    hands = obj.get("hands")
+    if not isinstance(hands, list):
+        raise RecordError("must be a list of hands", field="hands")
+    parsed = tuple(_parse_hand(h, rules, k) for k, h in enumerate(hands, 1))
+    extra = {k: v for k, v in obj.items() if k not in ("format", "rules", "hands")}
+    return Record(rules, parsed, extra)
+
+
+def load_record(path: str | Path) -> Record:
+    """Read and check a record file.
+
+    Raises:
+        RecordError: if the file cannot be read, is not JSON, or is not a well-formed record.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise RecordError(f"cannot read {str(path)!r}: {e}", field="file") from None
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise RecordError(f"malformed JSON: {e}", field="file") from None
+    return parse_record(obj)
+
+
+def save_record(record: Record, path: str | Path) -> None:
+    """Write ``record`` as JSON to ``path``."""
+    Path(path).write_text(json.dumps(record.to_json(), indent=1) + "\n", encoding="utf-8")
+
+
+# ---------------------------------------------------------------------- replay
+
+
+def replay(record: Record) -> ReplayResult:
+    """Replay every hand and action of ``record`` through the engine.
+
+    Raises:
+        RecordError: at the first hand or action that is not legal under the rules, naming it
+            (hand and action counted from 1) and saying why.
+    """
+    game: Game | None = None
+    points: list[float] = []
+    for k, rh in enumerate(record.hands, 1):
+        try:
+            if game is None:
+                game = Game(record.rules, deal=rh.deal)
+            elif game.is_match_over:
+                raise RecordError("a hand after the match has ended", hand=k)
+            elif not game.is_hand_over:
+                raise RecordError(f"a hand dealt before hand {k - 1} ended", hand=k)
+            else:
+                game.deal(deal=rh.deal)
+        except DealError as e:
+            raise RecordError(str(e), hand=k) from None
+        lead = True
+        for i, text in enumerate(rh.actions, 1):
+            if game.is_match_over:
+                raise RecordError("an action after the match has ended", hand=k, action=i)
+            if game.is_hand_over:
+                raise RecordError("an action after the hand has ended", hand=k, action=i)
+            try:
+                action = _parse_action(text, lead)
+                result = game.apply(action)
+            except (NotationError, IllegalActionError) as e:
+                reason = e.args[0] if isinstance(e, NotationError) else _reason(game, action)
+                raise RecordError(reason, hand=k, action=i) from None
+            lead = False
+            points.append(result.points)
+    if game is None:
+        return ReplayResult((), (), (0,) * record.rules.num_sides, None, None)
+    return ReplayResult(tuple(points), tuple(game.hand_results), game.scores, game.winners, game)
+
+
+def _reason(game: Game, action: Action) -> str:
+    why = game.why_illegal(action) or "not legal"
+    return f"{action}: {why}" if action < DRAW_ID else why
+
+
+def _parse_action(text: str, lead: bool) -> Action:
+    """Read a record action: a bare tile as the lead, ``"c-d X"``, ``"draw"``, ``"pass"``."""
+    action = Action.parse(text)
+    if action < DRAW_ID and lead != (" " not in text):
+        if lead:
+            raise NotationError(f"the lead is a bare tile 'a-b', not {text!r}")
+        raise NotationError(f"a placement names its slot ('c-d X'), not {text!r}")
+    return action
+
+
+def record_of(game: Game, extra: dict[str, Any] | None = None) -> Record:
+    """The record of every hand ``game`` has dealt, up to now.
+
+    Raises:
+        RecordError: if the game's rules are not a preset's (a record holds only preset,
+            num_players and partnerships).
+    """
+    r = game.rules
+    base = Rules.preset(r.name, r.num_players, partnerships=r.partnerships)
+    if r != base:
+        changed = ", ".join(sorted(r.overrides()))
+        raise RecordError(
+            f"a record holds preset rules only; this game overrides {changed}", field="rules"
+        )
+    hands = []
+    for log in game.hand_log:
+        actions: list[str] = []
+        for n, ev in enumerate(log.events):
+            a = ev.action
+            actions.append(a.lead_text() if n == 0 and a < DRAW_ID else str(a))
+        deal = Deal(log.deal.hands, log.deal.boneyard, log.leader if log.by_lot else None)
+        hands.append(RecordHand(deal, tuple(actions)))
+    return Record(r, tuple(hands), dict(extra or {}))
+
+
+def replay_text(text: str) -> dict[str, Any]:
+    """Replay a record given as JSON text; return RULES.md §4's output object.
+
+    Raises:
+        RecordError: for malformed JSON or an invalid record.
+    """
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise RecordError(f"malformed JSON: {e}", field="file") from None
+    return replay(parse_record(obj)).to_json()
+
+
+__all__ = [
+    "FORMAT",
+    "Record",
+    "RecordHand",
+    "ReplayResult",
+    "load_record",
+    "parse_record",
+    "record_of",
+    "replay",
+    "replay_text",
+    "save_record",
+]

@@ -1,0 +1,123 @@
+"""Text pictures of a position, for terminals, logs and bug reports.
+
+The line runs W to E, each tile as ``[a|b]`` read in that direction; a double (lying crosswise)
+is drawn ``[a=a]``. The first spinner's branches hang from it: N upwards, S downwards, one tile
+per row, read outwards from the spinner. Branches of later spinners (every double a spinner) are
+listed below the line, each read outwards.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from allfives_env.actions import slot_name
+from allfives_env.layout import Layout
+from allfives_env.tiles import IS_DOUBLE, tiles_of
+
+if TYPE_CHECKING:
+    from allfives_env.game import Game
+
+_CELL = 5  # width of "[a|b]"
+
+
+def _cell(tile: int, near: int, far: int) -> str:
+    return f"[{near}={far}]" if IS_DOUBLE[tile] else f"[{near}|{far}]"
+
+
+def render_layout(layout: Layout) -> list[str]:
+    """The layout as lines of text (``["(empty table)"]`` before the lead)."""
+    if layout.is_empty:
+        return ["(empty table)"]
+    line = layout.line()
+    # column of the first spinner on the line, if any, to hang its branches from
+    spin_col = -1
+    if layout.num_spinners:
+        slot, idx = layout.sp_where[0]
+        west_len = len(layout.chains[0])
+        if slot == -1:
+            spin_col = west_len
+        elif slot == 0:
+            spin_col = west_len - 1 - idx
+        elif slot == 1:
+            spin_col = west_len + 1 + idx
+    row = "".join(_cell(t, a, b) for t, a, b in line)
+    out: list[str] = []
+    pad = " " * (_CELL * spin_col) if spin_col >= 0 else ""
+    if spin_col >= 0:
+        north = layout.chains[2]
+        for t, near, far in reversed(north):
+            out.append(pad + _cell(t, far, near))
+    out.append(row)
+    if spin_col >= 0:
+        for t, near, far in layout.chains[3]:
+            out.append(pad + _cell(t, far, near))
+    # other branches: spinners off the line, or spinners after the first
+    for k in range(layout.num_spinners):
+        for s in (2 + 2 * k, 3 + 2 * k):
+            if k == 0 and spin_col >= 0:
+                continue
+            chain = layout.chains[s]
+            if layout.value[s] < 0:
+                continue
+            tiles = "".join(_cell(t, a, b) for t, a, b in chain) or "(open)"
+            out.append(
+                f"{slot_name(s)} from spinner {layout.sp_value[k]}={layout.sp_value[k]}: {tiles}"
+            )
+    return out
+
+
+def describe_layout(layout: Layout) -> str:
+    """The open places and the count on one line: ``W3 E2 N5 S0 count=10``."""
+    ends = " ".join(f"{slot_name(s)}{layout.value[s]}" for s in layout.open_slots)
+    return f"{ends or 'empty'} count={layout.count}"
+
+
+def _score(x: float) -> str:
+    return str(x)
+
+
+def describe_game(game: Game) -> str:
+    """A one-line summary of a game: rules, hand, layout, scores, who acts."""
+    r = game.rules
+    scores = "-".join(_score(s) for s in game.scores)
+    who = game.current_player
+    if game.is_match_over:
+        state = f"match over, winner {'/'.join(map(str, game.winners or ()))}"
+    elif who is None:
+        state = "hand over"
+    else:
+        state = f"p{who} to {game.phase.name.lower()}"
+    sizes = "/".join(map(str, game.hand_sizes))
+    return (
+        f"<Game {r.describe()} | hand {game.hand_number} | {describe_layout(game.layout)} | "
+        f"scores {scores} | {state} | hands {sizes} | boneyard {game.boneyard_size}>"
+    )
+
+
+def render_game(game: Game, seat: int | None = None) -> str:
+    """The position as text. With ``seat``, only what that seat may see; else everything."""
+    r = game.rules
+    lines = [f"All Fives — {r.describe()} — hand {game.hand_number}"]
+    sides = " | ".join(
+        f"side {i} ({'+'.join(map(str, r.seats_of(i)))}): {_score(s)}"
+        for i, s in enumerate(game.scores)
+    )
+    lines.append(f"scores: {sides}   (target {r.target}{' exactly' if r.exact_target else ''})")
+    lines.append("")
+    lines.extend("  " + x for x in render_layout(game.layout))
+    lines.append("")
+    lines.append(f"open: {describe_layout(game.layout)}   boneyard: {game.boneyard_size}")
+    for s in range(r.num_players):
+        mark = ">" if game.current_player == s else " "
+        if seat is None or seat == s:
+            tiles = " ".join(str(t) for t in tiles_of(game.hand_mask(s)))
+        else:
+            tiles = f"{game.hand_sizes[s]} tiles"
+        voids = game.known_voids(s)
+        void_txt = f"   void: {','.join(map(str, voids))}" if voids else ""
+        lines.append(f"{mark} seat {s}: {tiles}{void_txt}")
+    if game.is_match_over:
+        lines.append(f"match over — winner: side {'/'.join(map(str, game.winners or ()))}")
+    elif game.is_hand_over:
+        lines.append("hand over")
+    return "\n".join(lines)

@@ -1,0 +1,118 @@
+"""What one player may know: :class:`PlayerView`, a snapshot built by :func:`player_view`.
+
+A view holds copies, never a reference to the game, so hidden tiles (other hands, the boneyard
+and its order) cannot be reached from it. Whether the tile a player just drew fits is also hidden
+from the others until he acts: their view shows phase ``PLAY`` and the number of draws.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from allfives_env.actions import Action
+from allfives_env.layout import Layout
+from allfives_env.rules import Rules
+from allfives_env.tiles import Tile, tiles_of
+
+if TYPE_CHECKING:
+    from allfives_env.game import Event, Game, HandResult, Phase
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView:
+    """Everything ``seat`` may know at one moment.
+
+    Attributes:
+        rules: the rules in force.
+        seat: the viewing seat.
+        hand: the seat's own tiles.
+        layout: a copy of the table.
+        hand_sizes: tiles in each seat's hand.
+        boneyard_size: tiles in the boneyard.
+        can_draw: whether the boneyard holds a drawable tile.
+        scores: each side's score.
+        current_player: the seat to act (``None`` between hands).
+        phase: the phase as this seat may know it (``DRAWN`` only for the seat itself).
+        draws_this_turn: tiles the player to act has drawn this turn.
+        drawn_tile: the drawn tile this seat must place, if in phase ``DRAWN``.
+        legal_actions: this seat's legal actions (empty unless it is to act).
+        known_voids: per seat, the 7-bit set of pip values it is publicly known not to hold.
+        hand_number: the current hand, from 1.
+        leader: the seat that led this hand.
+        events: the public events of this hand so far.
+        results: the results of the finished hands.
+    """
+
+    rules: Rules
+    seat: int
+    hand: tuple[Tile, ...]
+    layout: Layout
+    hand_sizes: tuple[int, ...]
+    boneyard_size: int
+    can_draw: bool
+    scores: tuple[float, ...]
+    current_player: int | None
+    phase: Phase
+    draws_this_turn: int
+    drawn_tile: Tile | None
+    legal_actions: tuple[Action, ...]
+    known_voids: tuple[int, ...]
+    hand_number: int
+    leader: int
+    events: tuple[Event, ...]
+    results: tuple[HandResult, ...]
+
+    @property
+    def side(self) -> int:
+        """The viewing seat's side."""
+        return self.rules.side_of(self.seat)
+
+    @property
+    def unseen_mask(self) -> int:
+        """Tiles this seat cannot see: the other hands and the boneyard, as a tile mask."""
+        mine = 0
+        for t in self.hand:
+            mine |= 1 << t
+        return ((1 << 28) - 1) & ~mine & ~self.layout.on_table
+
+    def voids_of(self, seat: int) -> list[int]:
+        """The pip values ``seat`` is publicly known not to hold."""
+        return [v for v in range(7) if self.known_voids[seat] >> v & 1]
+
+
+def player_view(game: Game, seat: int) -> PlayerView:
+    """The view of ``game`` from ``seat``.
+
+    Raises:
+        ValueError: if ``seat`` is not a seat of the game.
+    """
+    from allfives_env.game import Phase
+
+    n = game.rules.num_players
+    if type(seat) is not int or not 0 <= seat < n:
+        raise ValueError(f"no seat {seat!r} in a {n}-player game")
+    me = game.current_player == seat
+    phase = game.phase
+    if phase == Phase.DRAWN and not me:
+        phase = Phase.PLAY
+    return PlayerView(
+        rules=game.rules,
+        seat=seat,
+        hand=tuple(tiles_of(game.hand_mask(seat))),
+        layout=game.layout.clone(),
+        hand_sizes=game.hand_sizes,
+        boneyard_size=game.boneyard_size,
+        can_draw=game.can_draw,
+        scores=game.scores,
+        current_player=game.current_player,
+        phase=phase,
+        draws_this_turn=game.draws_this_turn,
+        drawn_tile=game.drawn_tile if me else None,
+        legal_actions=tuple(game.legal_actions()) if me else (),
+        known_voids=tuple(game.void_bits(s) for s in range(n)),
+        hand_number=game.hand_number,
+        leader=game.leader,
+        events=tuple(game.events),
+        results=tuple(game.hand_results),
+    )
