@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from allfives_env.actions import ACTIONS, DRAW_ID, MAX_SLOTS, PASS_ID, Action, slot_name
 from allfives_env.awards import hand_award
 from allfives_env.deal import Deal, PreviousHand, check_deal, leader_choice, random_deal
-from allfives_env.errors import DealError, IllegalActionError, NotationError
+from allfives_env.errors import DealError, IllegalActionError, NotationError, RulesError
 from allfives_env.layout import Layout
 from allfives_env.rules import Rules
 from allfives_env.tiles import HIGH, IS_DOUBLE, LOW, PIPS, TILES, Tile, tiles_of
@@ -140,6 +140,16 @@ def _num(x: float) -> float:
     return int(x) if isinstance(x, float) and x.is_integer() else x
 
 
+def _check_scores(rules: Rules, scores: Sequence[float]) -> None:
+    if len(scores) != rules.num_sides or not all(
+        isinstance(x, int | float) and not isinstance(x, bool) and x < rules.target for x in scores
+    ):
+        raise RulesError(
+            f"scores must be {rules.num_sides} numbers below the target {rules.target}, "
+            f"not {list(scores)!r}"
+        )
+
+
 class Game:
     """A match of All Fives under some :class:`Rules`.
 
@@ -147,11 +157,13 @@ class Game:
         rules: a :class:`Rules`, or a preset name (2 players).
         rng: deals the first hand (and draws its leader by lot) from this generator.
         deal: or an explicit first deal.
+        scores: the sides' scores to start from (default all 0), e.g. to set up an endgame.
 
     Raises:
         DealError: if neither or both of ``rng`` and ``deal`` are given, or ``deal`` is not
             legal under the rules.
-        RulesError: for an unknown preset name.
+        RulesError: for an unknown preset name, or ``scores`` of the wrong length or at or
+            past the target.
     """
 
     __slots__ = (
@@ -175,6 +187,7 @@ class Game:
         "_target",
         "_turn_draws",
         "_unit",
+        "_void_pending",
         "_voids",
         "_winners",
         "layout",
@@ -187,9 +200,12 @@ class Game:
         rng: random.Random | None = None,
         *,
         deal: Deal | None = None,
+        scores: Sequence[float] | None = None,
     ):
         if isinstance(rules, str):
             rules = Rules.preset(rules)
+        if scores is not None:
+            _check_scores(rules, scores)
         self.rules = rules
         self._n = rules.num_players
         self._side = [rules.side_of(s) for s in range(self._n)]
@@ -198,7 +214,7 @@ class Game:
         self._exact = rules.exact_target
         self._stop = rules.stop_tiles
         self._dwa = rules.draw_when_able
-        self._scores: list[float] = [0] * rules.num_sides
+        self._scores: list[float] = list(scores) if scores is not None else [0] * rules.num_sides
         self._log: list[HandLog] = []
         self._winners: tuple[int, ...] | None = None
         self._prev: PreviousHand | None = None
@@ -236,6 +252,7 @@ class Game:
         self._phase = _LEAD
         self._drawn = -1
         self._turn_draws = 0
+        self._void_pending = 0
         self._forced_lead = choice.tile if choice.tile is not None else -1
         self._voids = [0] * self._n
         self._log.append(HandLog(deal, leader, choice.by_lot, []))
@@ -359,11 +376,12 @@ class Game:
     def void_bits(self, seat: int) -> int:
         """``seat``'s known voids as a 7-bit value set.
 
-        A player who draws or passes (when the rules force it) shows that no tile in his hand
-        matches an open value then. That holds until he takes a tile nobody sees: a drawn tile
-        that he does not place at once may carry any value that is not open, so those voids
-        lapse (drawing again or passing shows it did not fit). Under ``draw_when_able`` a draw
-        shows nothing and clears every void; a pass still shows the open values.
+        Sound, public inference from draws and passes. A player who must draw or pass shows that
+        no tile in his hand matches an open value. While he holds a tile just drawn that nobody
+        has seen, nothing is known (it may carry any value); his next action settles it: placing
+        it restores what was known before the draw (plus the open values), drawing again or
+        passing shows it did not fit, leaving the open values only. Under ``draw_when_able`` a
+        draw shows nothing and clears every void; a pass still shows the open values.
         """
         return self._voids[seat]
 
@@ -546,7 +564,10 @@ class Game:
         self._hands[p] ^= 1 << t
         self._pips[p] -= PIPS[t]
         self._sizes[p] -= 1
-        self._turn_draws = 0
+        if self._turn_draws:
+            if not self._dwa:  # he placed the tile he drew: his hand is as before the draws
+                self._voids[p] = self._void_pending
+            self._turn_draws = 0
         self._drawn = -1
         pts: float = 0
         reached = False
@@ -572,13 +593,13 @@ class Game:
 
     def _draw(self, a: Action) -> ActionResult:
         p = self._cur
-        open_bits = self.layout.open_bits
-        if self._dwa:
-            self._voids[p] = 0
-        else:
-            if self._turn_draws:  # the last drawn tile did not fit and stays hidden
-                self._voids[p] &= open_bits
-            self._voids[p] |= open_bits
+        if not self._dwa:  # he could not place: no open value in hand, bar tiles drawn unseen
+            open_bits = self.layout.open_bits
+            if self._turn_draws:  # the tile drawn before did not fit
+                self._void_pending = open_bits
+            else:
+                self._void_pending = self._voids[p] | open_bits
+        self._voids[p] = 0  # the tile just drawn may carry any value
         t = self._bone[self._bpos]
         self._bpos += 1
         self._hands[p] |= 1 << t
@@ -596,9 +617,10 @@ class Game:
     def _pass(self, a: Action) -> ActionResult:
         p = self._cur
         open_bits = self.layout.open_bits
-        if self._turn_draws and not self._dwa:
-            self._voids[p] &= open_bits
-        self._voids[p] |= open_bits
+        if self._turn_draws and not self._dwa:  # the last tile drawn did not fit
+            self._voids[p] = open_bits
+        else:
+            self._voids[p] |= open_bits
         self._log[-1].events.append(Event(p, a, 0))
         self._turn_draws = 0
         self._cur = p + 1 if p + 1 < self._n else 0
@@ -664,6 +686,7 @@ class Game:
         g._phase = self._phase
         g._drawn = self._drawn
         g._turn_draws = self._turn_draws
+        g._void_pending = self._void_pending
         g._forced_lead = self._forced_lead
         g._scores = self._scores[:]
         g._voids = self._voids[:]

@@ -197,6 +197,28 @@ class Layout:
         self.count = count
         return count
 
+    def key(self) -> tuple[object, ...]:
+        """Everything that makes this layout what it is, as a comparable tuple."""
+        return (
+            self.every,
+            self.at_once,
+            tuple(self.value),
+            tuple(self.face),
+            tuple(self.contrib),
+            self.count,
+            tuple(self.sp_value),
+            tuple(self.sp_cov),
+            tuple(self.sp_where),
+            tuple(tuple(c) for c in self.chains),
+            self.lead_tile,
+            self.lead_west,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Layout) and self.key() == other.key()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
     def clone(self) -> Layout:
         """An independent copy."""
         c = Layout.__new__(Layout)

@@ -1,0 +1,133 @@
+"""Views: what a seat may know, and nothing more; known voids."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from conftest import play, scripted_deal, scripted_game
+
+from allfives_env import PRESETS, Game, Phase, Rules
+from allfives_env.tiles import PIPS, tiles_of
+
+
+def with_hidden_tiles_reshuffled(game: Game, seat: int, rng: random.Random) -> Game:
+    """A copy in which every tile ``seat`` cannot see is dealt anew among the other hands and
+    the boneyard (each keeps its size). Only the seat's view must not notice."""
+    g = game.clone()
+    n = g.rules.num_players
+    others = [s for s in range(n) if s != seat]
+    hidden = [t for s in others for t in tiles_of(g._hands[s])] + g._bone[g._bpos :]
+    rng.shuffle(hidden)
+    i = 0
+    for s in others:
+        k = g._sizes[s]
+        part = hidden[i : i + k]
+        i += k
+        g._hands[s] = sum(1 << t for t in part)
+        g._pips[s] = sum(PIPS[t] for t in part)
+    g._bone = g._bone[: g._bpos] + [int(t) for t in hidden[i:]]
+    if g._drawn >= 0 and g._cur != seat:
+        g._drawn = next(iter(tiles_of(g._hands[g._cur])))
+    return g
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_a_view_does_not_change_with_tiles_the_seat_cannot_see(preset: str, n: int) -> None:
+    rng = random.Random(f"{preset}{n}")
+    game = Game(Rules.preset(preset, n), rng)
+    checked = 0
+    while not game.is_match_over and checked < 60:
+        if game.is_hand_over:
+            game.deal(rng)
+            continue
+        for seat in range(n):
+            if seat == game.current_player and game.phase == Phase.DRAWN:
+                continue  # his own drawn tile is his to know
+            other = with_hidden_tiles_reshuffled(game, seat, rng)
+            assert other.view(seat) == game.view(seat)
+            assert other.render(seat) == game.render(seat)
+            checked += 1
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
+
+
+def test_others_do_not_learn_whether_a_drawn_tile_fits() -> None:
+    game = scripted_game(
+        "pagat",
+        [
+            ["6-6", "0-0", "0-1", "0-2", "0-3", "0-4", "0-5", "1-1", "1-2"],
+            ["2-2", "2-3", "2-4", "2-5", "3-3", "3-4", "3-5", "4-4", "4-5"],
+        ],
+        boneyard=["5-5", "1-6"],
+    )
+    play(game, "6-6")  # seat 1 has no 6
+    assert [str(a) for a in game.legal_actions()] == ["draw"]
+    play(game, "draw")  # 5-5 does not fit
+    seen_by_0_after_miss = game.view(0)
+    assert game.phase == Phase.PLAY
+    play(game, "draw")  # 1-6 fits: seat 1 must place it
+    assert game.phase == Phase.DRAWN
+    v0 = game.view(0)
+    v1 = game.view(1)
+    assert v0.phase == Phase.PLAY and v0.drawn_tile is None and v0.legal_actions == ()
+    assert v0.draws_this_turn == seen_by_0_after_miss.draws_this_turn + 1 == 2
+    assert v1.phase == Phase.DRAWN and str(v1.drawn_tile) == "1-6"
+    assert [str(a) for a in v1.legal_actions] == ["1-6 W", "1-6 E"]
+
+
+def test_known_voids_from_draws_and_passes() -> None:
+    game = scripted_game(
+        "pagat",
+        [
+            ["6-6", "0-0", "0-1", "0-2", "0-3", "0-4", "0-5", "1-1", "1-2"],
+            ["2-2", "2-3", "2-4", "2-5", "3-3", "3-4", "3-5", "4-4", "4-5"],
+        ],
+        boneyard=["5-5", "1-6"],
+    )
+    play(game, "6-6")
+    assert game.known_voids(1) == []
+    play(game, "draw")
+    assert game.known_voids(1) == []  # the drawn tile is unseen: nothing is known yet
+    play(game, "draw")  # the first drawn tile did not fit: seat 1 had no 6 and 5-5 has none
+    assert game.known_voids(1) == []  # ...but the second drawn tile is unseen again
+    play(game, "1-6 E")
+    assert game.known_voids(1) == [6]  # he placed the tile he drew: he holds no 6
+    assert game.view(0).voids_of(1) == [6]
+
+
+def test_voids_after_a_long_draw() -> None:
+    hands = [
+        ["6-6", "0-0", "0-1", "0-2", "0-3", "0-4", "0-5"],
+        ["2-2", "2-3", "2-4", "2-5", "3-3", "3-4", "3-5"],
+    ]
+    rules = Rules.preset("pyatyorka", 2)
+    bone = ["1-1", "1-2", "1-3", "1-4", "1-5", "4-4", "4-5", "5-5", "1-6", "2-6"]
+    bone += ["3-6", "4-6", "5-6", "0-6"]
+    game = Game(rules, deal=scripted_deal(rules, hands, bone))
+    play(game, "6-6")  # at once: W, E, N, S all show 6
+    for _ in range(9):  # eight misses, then 1-6 fits
+        play(game, "draw")
+    assert game.phase == Phase.DRAWN
+    play(game, "1-6 W")
+    assert game.known_voids(1) == [6]  # the eight unseen misses may hold anything but a 6
+
+
+@pytest.mark.parametrize("seat", [-1, 2, "0", None])
+def test_view_of_a_bad_seat_is_refused(seat: object) -> None:
+    game = Game("pagat", random.Random(0))
+    with pytest.raises(ValueError, match="no seat"):
+        game.view(seat)  # type: ignore[arg-type]
+
+
+def test_a_view_is_a_snapshot() -> None:
+    game = Game("pagat", random.Random(1))
+    view = game.view(game.current_player or 0)
+    view.layout.lead(0)
+    assert game.layout.is_empty
+    assert not any(isinstance(v, Game) for v in vars_of(view))
+
+
+def vars_of(view: object) -> list[object]:
+    return [getattr(view, f) for f in view.__slots__]  # type: ignore[attr-defined]
