@@ -116,11 +116,11 @@ def test_example_6_two_player_domino(b_holds: str, award: int) -> None:
     assert game.scores == (10 + award, 0)
 
 
-@pytest.mark.parametrize(
-    ("n", "rounded"),
-    [(0, 0), (1, 0), (2, 0), (3, 5), (7, 5), (8, 10), (12, 10), (13, 15), (17, 15), (21, 20)]
-    + [(23, 25), (28, 30)],
-)
+ROUND5 = [(0, 0), (1, 0), (2, 0), (3, 5), (7, 5), (8, 10), (12, 10), (13, 15), (17, 15), (21, 20),
+          (23, 25), (28, 30)]  # fmt: skip
+
+
+@pytest.mark.parametrize(("n", "rounded"), ROUND5)
 def test_example_6_round5(n: int, rounded: int) -> None:
     assert round5(n) == rounded
 
