@@ -38,12 +38,12 @@ class EngineBench:
 
 
 def bench_engine(rules: Rules, seconds: float = 2.0, seed: int = 0) -> EngineBench:
-    """Play random legal matches under ``rules`` for about ``seconds``; count moves and hands."""
+    """Play random legal matches under ``rules`` for about ``seconds`` (at least one match)."""
     rng = random.Random(seed)
     moves = hands = matches = 0
     clock = time.perf_counter
     start = clock()
-    while clock() - start < seconds:
+    while not matches or clock() - start < seconds:
         game = Game(rules, rng)
         legal_actions = game.legal_actions
         apply = game.apply

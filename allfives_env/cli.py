@@ -26,21 +26,25 @@ class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        self.exit(EXIT_USAGE, f"allfives: error: {_one_line(message)} (see {self.prog} --help)\n")
+
+
+def _one_line(message: str) -> str:
+    return message.replace("\r", "\\r").replace("\n", "\\n")
 
 
 def _fail(message: str) -> int:
-    print(f"allfives: error: {message}", file=sys.stderr)
+    print(f"allfives: error: {_one_line(message)}", file=sys.stderr)
     return EXIT_USAGE
 
 
-def _positive(text: str) -> float:
+def _seconds(text: str) -> float:
     try:
         x = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not x > 0:
-        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    if not 0 < x <= 3600:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most 3600: {text!r}")
     return x
 
 
@@ -68,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="measure speed")
     p.add_argument("what", choices=("engine",), help="what to measure")
-    p.add_argument("--seconds", type=_positive, default=2.0, help="per row (default 2)")
+    p.add_argument("--seconds", type=_seconds, default=2.0, help="per row (default 2)")
     p.add_argument(
         "--preset",
         action="append",
@@ -87,12 +91,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _replay(path: str) -> int:
-    from allfives_env.records import load_record, replay, replay_text
+    from allfives_env.records import load_json, replay_json, replay_text
 
     if path == "-":
         result = replay_text(sys.stdin.read())
     else:
-        result = replay(load_record(path)).to_json()
+        result = replay_json(load_json(path)).to_json()
     print(json.dumps(result))
     return 0
 
@@ -107,15 +111,10 @@ def _demo(args: argparse.Namespace) -> int:
     for name in names:
         if name not in AGENTS:
             return _fail(f"unknown agent {name!r} (choose from {', '.join(AGENTS)})")
-    return play_demo(
-        preset=args.preset,
-        num_players=args.players,
-        agent_names=names,
-        seed=args.seed,
-        save=args.save,
-        quiet=args.quiet,
-        out=sys.stdout,
-    )
+    if args.save is None:
+        return play_demo(args.preset, args.players, names, args.seed, None, args.quiet, sys.stdout)
+    with open(args.save, "w", encoding="utf-8") as save:  # an unwritable path fails before play
+        return play_demo(args.preset, args.players, names, args.seed, save, args.quiet, sys.stdout)
 
 
 def _bench(args: argparse.Namespace) -> int:

@@ -19,11 +19,11 @@ def play_demo(
     num_players: int,
     agent_names: list[str],
     seed: int,
-    save: str | None,
+    save: TextIO | None,
     quiet: bool,
     out: TextIO,
 ) -> int:
-    """Play one match; print it to ``out``; save its record to ``save`` if given.
+    """Play one match; print it to ``out``; write its record to ``save`` if given.
 
     Seat ``i`` is played by ``agent_names[i % len(agent_names)]``. The deals come from
     ``random.Random(seed)`` and each agent's choices from its own generator seeded from it.
@@ -31,8 +31,10 @@ def play_demo(
     Raises:
         UnknownAgentError: for an agent name the registry does not know.
     """
+    import json
+
     from agents.registry import make_agent
-    from allfives_env.records import record_of, save_record
+    from allfives_env.records import record_of
 
     rules = Rules.preset(preset, num_players)
     names = [agent_names[i % len(agent_names)] for i in range(num_players)]
@@ -57,17 +59,17 @@ def play_demo(
         text = action.lead_text() if first else str(action)
         h = result.hand
         award = h.award if h is not None else (0,) * len(game.scores)
-        before = "-".join(_fmt(s - a) for s, a in zip(game.scores, award, strict=True))
+        before = ":".join(_fmt(s - a) for s, a in zip(game.scores, award, strict=True))
         gain = f"+{_fmt(result.points)}" if result.points else ""
         say(f"  seat {seat} {names[seat]:<8} {text:<6} count {game.count:<3}{gain:>4}   {before}")
         if h is None:
             continue
-        score = "-".join(_fmt(s) for s in game.scores)
+        score = ":".join(_fmt(s) for s in game.scores)
         for line in render_layout(game.layout):
             say("      " + line)
         say(
             f"hand {game.hand_number} ends: {h.end.value}; award "
-            + "-".join(_fmt(a) for a in h.award)
+            + ":".join(_fmt(a) for a in h.award)
             + f"; scores {score}"
         )
         if result.winners is not None:
@@ -77,10 +79,11 @@ def play_demo(
     winners = " and ".join(f"side {w}" for w in result.winners)
     print(
         f"match over after {game.hand_number} hands: {winners} won; final scores "
-        + "-".join(_fmt(s) for s in game.scores),
+        + ":".join(_fmt(s) for s in game.scores),
         file=out,
     )
-    if save:
-        save_record(record_of(game, {"players": names, "seed": seed}), save)
-        print(f"record saved to {save} (replay it: allfives replay {save})", file=out)
+    if save is not None:
+        record = record_of(game, {"players": names, "seed": seed})
+        save.write(json.dumps(record.to_json(), indent=1) + "\n")
+        print(f"record saved to {save.name} (replay it: allfives replay {save.name})", file=out)
     return 0

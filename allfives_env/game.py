@@ -133,6 +133,7 @@ class HandLog:
 
 
 _LEAD, _PLAY, _DRAWN, _HAND_OVER, _MATCH_OVER = 0, 1, 2, 3, 4
+_INT_TYPES = (Action, int)
 
 
 def _num(x: float) -> float:
@@ -175,6 +176,7 @@ class Game:
         "_exact",
         "_forced_lead",
         "_hands",
+        "_legal",
         "_log",
         "_n",
         "_phase",
@@ -255,6 +257,7 @@ class Game:
         self._void_pending = 0
         self._forced_lead = choice.tile if choice.tile is not None else -1
         self._voids = [0] * self._n
+        self._legal: tuple[Action, ...] | None = None
         self._log.append(HandLog(deal, leader, choice.by_lot, []))
         return deal
 
@@ -402,6 +405,13 @@ class Game:
 
         A lead is listed on slot W only; its mirror on E is legal too (see ``actions``).
         """
+        if self._legal is not None:
+            return list(self._legal)
+        out = self._legal_actions()
+        self._legal = tuple(out)
+        return out
+
+    def _legal_actions(self) -> list[Action]:
         ph = self._phase
         p = self._cur
         if ph == _PLAY:
@@ -544,8 +554,11 @@ class Game:
                 action = Action.parse(action)
             except NotationError as e:
                 raise self._refuse(action, str(e)) from None
-        if not self.is_legal(action):
+        legal = self._legal  # listed by legal_actions(): a fast path past is_legal
+        listed = legal is not None and type(action) in _INT_TYPES and action in legal
+        if not listed and not self.is_legal(action):
             raise self._refuse(action)
+        self._legal = None
         a = ACTIONS[action]
         if a < DRAW_ID:
             return self._place(a)
@@ -686,6 +699,7 @@ class Game:
         g._phase = self._phase
         g._drawn = self._drawn
         g._turn_draws = self._turn_draws
+        g._legal = self._legal
         g._void_pending = self._void_pending
         g._forced_lead = self._forced_lead
         g._scores = self._scores[:]

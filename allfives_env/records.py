@@ -16,6 +16,7 @@ True
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ FORMAT = "allfives-record/1"
 """The value of a record's ``format`` field."""
 
 _RULES_KEYS = ("preset", "num_players", "partnerships")
+_OMITTED = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +40,7 @@ class RecordHand:
     """One hand of a record: the deal (leader ``None`` where omitted) and the action texts."""
 
     deal: Deal
-    actions: tuple[str, ...]
+    actions: tuple[Any, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +122,8 @@ def _parse_rules(obj: object) -> Rules:
         raise RecordError("must be an object with preset and num_players", field="rules")
     for key in obj:
         if key not in _RULES_KEYS:
-            raise RecordError(f"unknown key {key!r}", field=f"rules.{key}")
+            where = f"rules.{key}" if key.isidentifier() else f"rules[{key!r}]"
+            raise RecordError(f"unknown key {key!r}", field=where)
     if "preset" not in obj:
         raise RecordError("missing", field="rules.preset")
     preset = obj["preset"]
@@ -161,26 +164,20 @@ def _parse_hand(obj: object, rules: Rules, k: int) -> RecordHand:
         raise RecordError("'hands' must be a list of one tile list per seat", hand=k)
     hands = tuple(_tiles(h, f"hand of seat {i}", k) for i, h in enumerate(seats))
     boneyard = _tiles(obj["boneyard"], "boneyard", k)
-    leader = obj.get("leader")
-    if leader is not None and (not _is_int(leader) or not 0 <= leader < rules.num_players):
+    leader = obj.get("leader", _OMITTED)
+    if leader is _OMITTED:
+        leader = None
+    elif not _is_int(leader) or not 0 <= leader < rules.num_players:
         raise RecordError(
             f"'leader' must be a seat 0-{rules.num_players - 1}, not {leader!r}", hand=k
         )
     actions = obj["actions"]
     if not isinstance(actions, list):
         raise RecordError("'actions' must be a list of action strings", hand=k)
-    for i, a in enumerate(actions, 1):
-        if not isinstance(a, str):
-            raise RecordError(f"an action must be a string, not {a!r}", hand=k, action=i)
     return RecordHand(Deal(hands, boneyard, leader), tuple(actions))
 
 
-def parse_record(obj: object) -> Record:
-    """Check a decoded JSON record's shape and read it (actions are checked by :func:`replay`).
-
-    Raises:
-        RecordError: naming the field or hand at fault.
-    """
+def _parse_header(obj: object) -> tuple[Rules, list[Any]]:
     if not isinstance(obj, dict):
         raise RecordError("a record must be a JSON object", field="record")
     if obj.get("format") != FORMAT:
@@ -192,9 +189,63 @@ def parse_record(obj: object) -> Record:
     hands = obj.get("hands")
     if not isinstance(hands, list):
         raise RecordError("must be a list of hands", field="hands")
-    parsed = tuple(_parse_hand(h, rules, k) for k, h in enumerate(hands, 1))
+    return rules, hands
+
+
+def parse_record(obj: object) -> Record:
+    """Check a decoded JSON record's shape and read it (actions are checked by :func:`replay`).
+
+    Raises:
+        RecordError: naming the field, hand or action at fault.
+    """
+    rules, raw = _parse_header(obj)
+    hands = tuple(_parse_hand(h, rules, k) for k, h in enumerate(raw, 1))
+    for k, h in enumerate(hands, 1):
+        for i, a in enumerate(h.actions, 1):
+            if not isinstance(a, str):
+                raise RecordError(f"an action must be a string, not {a!r}", hand=k, action=i)
+    assert isinstance(obj, dict)
     extra = {k: v for k, v in obj.items() if k not in ("format", "rules", "hands")}
-    return Record(rules, parsed, extra)
+    return Record(rules, hands, extra)
+
+
+def replay_json(obj: object) -> ReplayResult:
+    """Check and replay a decoded JSON record, reporting the first error in record order.
+
+    Unlike ``replay(parse_record(obj))``, each hand is read only once the hands before it have
+    replayed, so an illegal action in hand 1 is reported before a malformed deal in hand 3.
+
+    Raises:
+        RecordError: naming the field, hand or action at fault.
+    """
+    rules, raw = _parse_header(obj)
+    return _replay(rules, (_parse_hand(h, rules, k) for k, h in enumerate(raw, 1)))
+
+
+def _reject_constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _decode(text: str) -> object:
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except ValueError as e:  # json.JSONDecodeError included
+        raise RecordError(f"malformed JSON: {e}", field="file") from None
+    except RecursionError:
+        raise RecordError("malformed JSON: nested too deeply", field="file") from None
+
+
+def load_json(path: str | Path) -> object:
+    """Read a JSON file (strict JSON: no NaN or Infinity).
+
+    Raises:
+        RecordError: if the file cannot be read or is not JSON.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise RecordError(f"cannot read {str(path)!r}: {e}", field="file") from None
+    return _decode(text)
 
 
 def load_record(path: str | Path) -> Record:
@@ -203,15 +254,7 @@ def load_record(path: str | Path) -> Record:
     Raises:
         RecordError: if the file cannot be read, is not JSON, or is not a well-formed record.
     """
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise RecordError(f"cannot read {str(path)!r}: {e}", field="file") from None
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise RecordError(f"malformed JSON: {e}", field="file") from None
-    return parse_record(obj)
+    return parse_record(load_json(path))
 
 
 def save_record(record: Record, path: str | Path) -> None:
@@ -229,12 +272,16 @@ def replay(record: Record) -> ReplayResult:
         RecordError: at the first hand or action that is not legal under the rules, naming it
             (hand and action counted from 1) and saying why.
     """
+    return _replay(record.rules, record.hands)
+
+
+def _replay(rules: Rules, hands: Iterable[RecordHand]) -> ReplayResult:
     game: Game | None = None
     points: list[float] = []
-    for k, rh in enumerate(record.hands, 1):
+    for k, rh in enumerate(hands, 1):
         try:
             if game is None:
-                game = Game(record.rules, deal=rh.deal)
+                game = Game(rules, deal=rh.deal)
             elif game.is_match_over:
                 raise RecordError("a hand after the match has ended", hand=k)
             elif not game.is_hand_over:
@@ -252,23 +299,22 @@ def replay(record: Record) -> ReplayResult:
             try:
                 action = _parse_action(text, lead)
                 result = game.apply(action)
-            except (NotationError, IllegalActionError) as e:
-                reason = e.args[0] if isinstance(e, NotationError) else _reason(game, action)
-                raise RecordError(reason, hand=k, action=i) from None
+            except NotationError as e:
+                raise RecordError(str(e), hand=k, action=i) from None
+            except IllegalActionError:
+                why = game.why_illegal(action) or "not legal"
+                raise RecordError(f"{text!r}: {why}", hand=k, action=i) from None
             lead = False
             points.append(result.points)
     if game is None:
-        return ReplayResult((), (), (0,) * record.rules.num_sides, None, None)
+        return ReplayResult((), (), (0,) * rules.num_sides, None, None)
     return ReplayResult(tuple(points), tuple(game.hand_results), game.scores, game.winners, game)
 
 
-def _reason(game: Game, action: Action) -> str:
-    why = game.why_illegal(action) or "not legal"
-    return f"{action}: {why}" if action < DRAW_ID else why
-
-
-def _parse_action(text: str, lead: bool) -> Action:
+def _parse_action(text: object, lead: bool) -> Action:
     """Read a record action: a bare tile as the lead, ``"c-d X"``, ``"draw"``, ``"pass"``."""
+    if not isinstance(text, str):
+        raise NotationError(f"an action must be a string, not {text!r}")
     action = Action.parse(text)
     if action < DRAW_ID and lead != (" " not in text):
         if lead:
@@ -308,11 +354,7 @@ def replay_text(text: str) -> dict[str, Any]:
     Raises:
         RecordError: for malformed JSON or an invalid record.
     """
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise RecordError(f"malformed JSON: {e}", field="file") from None
-    return replay(parse_record(obj)).to_json()
+    return replay_json(_decode(text)).to_json()
 
 
 __all__ = [
@@ -320,10 +362,12 @@ __all__ = [
     "Record",
     "RecordHand",
     "ReplayResult",
+    "load_json",
     "load_record",
     "parse_record",
     "record_of",
     "replay",
+    "replay_json",
     "replay_text",
     "save_record",
 ]

@@ -79,7 +79,7 @@ def _score(x: float) -> str:
 def describe_game(game: Game) -> str:
     """A one-line summary of a game: rules, hand, layout, scores, who acts."""
     r = game.rules
-    scores = "-".join(_score(s) for s in game.scores)
+    scores = ":".join(_score(s) for s in game.scores)
     who = game.current_player
     if game.is_match_over:
         state = f"match over, winner {'/'.join(map(str, game.winners or ()))}"
