@@ -733,27 +733,3 @@ def new_game(
 ) -> Game:
     """A match under ``Rules.preset(preset, num_players, **overrides)`` dealt from ``seed``."""
     return Game(Rules.preset(preset, num_players, **overrides), random.Random(seed))
-
-
-def replay_actions(game: Game, actions: Sequence[int | str]) -> list[ActionResult]:
-    """Apply ``actions`` in turn; return their results.
-
-    Raises:
-        IllegalActionError: at the first illegal action (earlier ones stay applied).
-    """
-    return [game.apply(a) for a in actions]
-
-
-__all__ = [
-    "ActionResult",
-    "Deal",
-    "DealError",
-    "Event",
-    "Game",
-    "HandEnd",
-    "HandLog",
-    "HandResult",
-    "Phase",
-    "new_game",
-    "replay_actions",
-]

@@ -285,60 +285,8 @@ def _check(
 ARGS = ("preset", "players", "domino", "pips", "tiles", "expected", "winner")
 
 
-@pytest.mark.parametrize(ARGS, ROUND_ONCE)
-def test_round_once(
-    preset: str,
-    players: tuple[int, bool],
-    domino: int | None,
-    pips: list[int],
-    tiles: list[int],
-    expected: list[Any],
-    winner: Any,
-) -> None:
-    _check(preset, players, domino, pips, tiles, expected, winner)
-
-
-@pytest.mark.parametrize(ARGS, LOSE_OWN)
-def test_lose_own(
-    preset: str,
-    players: tuple[int, bool],
-    domino: int | None,
-    pips: list[int],
-    tiles: list[int],
-    expected: list[Any],
-    winner: Any,
-) -> None:
-    _check(preset, players, domino, pips, tiles, expected, winner)
-
-
-@pytest.mark.parametrize(ARGS, ROUND_EACH)
-def test_round_each(
-    preset: str,
-    players: tuple[int, bool],
-    domino: int | None,
-    pips: list[int],
-    tiles: list[int],
-    expected: list[Any],
-    winner: Any,
-) -> None:
-    _check(preset, players, domino, pips, tiles, expected, winner)
-
-
-@pytest.mark.parametrize(ARGS, NET_FIVES)
-def test_net_fives(
-    preset: str,
-    players: tuple[int, bool],
-    domino: int | None,
-    pips: list[int],
-    tiles: list[int],
-    expected: list[Any],
-    winner: Any,
-) -> None:
-    _check(preset, players, domino, pips, tiles, expected, winner)
-
-
-@pytest.mark.parametrize(ARGS, PAIRWISE_FIVES)
-def test_pairwise_fives(
+@pytest.mark.parametrize(ARGS, [*ROUND_ONCE, *LOSE_OWN, *ROUND_EACH, *NET_FIVES, *PAIRWISE_FIVES])
+def test_hand_award(
     preset: str,
     players: tuple[int, bool],
     domino: int | None,

@@ -53,8 +53,9 @@ def test_a_view_does_not_change_with_tiles_the_seat_cannot_see(preset: str, n: i
         game.apply(legal[rng.randrange(len(legal))])
 
 
-def test_others_do_not_learn_whether_a_drawn_tile_fits() -> None:
-    game = scripted_game(
+def seat_1_has_no_six() -> Game:
+    """Seat 0 leads 6-6; seat 1 must draw 5-5 (no fit), then 1-6 (fits)."""
+    return scripted_game(
         "pagat",
         [
             ["6-6", "0-0", "0-1", "0-2", "0-3", "0-4", "0-5", "1-1", "1-2"],
@@ -62,6 +63,10 @@ def test_others_do_not_learn_whether_a_drawn_tile_fits() -> None:
         ],
         boneyard=["5-5", "1-6"],
     )
+
+
+def test_others_do_not_learn_whether_a_drawn_tile_fits() -> None:
+    game = seat_1_has_no_six()
     play(game, "6-6")  # seat 1 has no 6
     assert [str(a) for a in game.legal_actions()] == ["draw"]
     play(game, "draw")  # 5-5 does not fit
@@ -78,14 +83,7 @@ def test_others_do_not_learn_whether_a_drawn_tile_fits() -> None:
 
 
 def test_known_voids_from_draws_and_passes() -> None:
-    game = scripted_game(
-        "pagat",
-        [
-            ["6-6", "0-0", "0-1", "0-2", "0-3", "0-4", "0-5", "1-1", "1-2"],
-            ["2-2", "2-3", "2-4", "2-5", "3-3", "3-4", "3-5", "4-4", "4-5"],
-        ],
-        boneyard=["5-5", "1-6"],
-    )
+    game = seat_1_has_no_six()
     play(game, "6-6")
     assert game.known_voids(1) == []
     play(game, "draw")
