@@ -9,6 +9,8 @@ The engine follows RULES.md: five presets (``pagat``, the default, ``spruce``, `
 (True, 9, 10)
 """
 
+from typing import Any
+
 from allfives_env.actions import ACTIONS, DRAW, MAX_SLOTS, PASS, Action, parse_slot, slot_name
 from allfives_env.awards import Award, hand_award, round5
 from allfives_env.deal import Deal, LeaderChoice, PreviousHand, leader_choice
@@ -44,6 +46,31 @@ from allfives_env.records import (
 from allfives_env.rules import PRESETS, Rules
 from allfives_env.tiles import TILES, Tile
 from allfives_env.view import PlayerView
+
+_LAZY = {
+    "env": "allfives_env.allfives_v0",
+    "raw_env": "allfives_env.allfives_v0",
+    "parallel_env": "allfives_env.allfives_v0",
+    "EnvConfigError": "allfives_env.allfives_v0",
+    "AllFivesSingleAgentEnv": "allfives_env.single_agent",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The environments, imported on first use so the engine alone needs no RL library.
+
+    Importing them registers ``allfives/allfives-v0`` with PettingZoo and
+    ``allfives/AllFives-v0`` with Gymnasium.
+    """
+    import importlib
+
+    if name == "allfives_v0":
+        return importlib.import_module("allfives_env.allfives_v0")
+    if name in _LAZY:
+        importlib.import_module("allfives_env.allfives_v0")
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'allfives_env' has no attribute {name!r}")
+
 
 __all__ = [
     "ACTIONS",

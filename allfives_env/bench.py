@@ -1,8 +1,11 @@
-"""Engine speed: random legal games, timed (``allfives bench engine``).
+"""Speed: random legal play, timed (``allfives bench engine`` and ``allfives bench env``).
 
-A *move* is one applied action (placement, draw or pass). Each game is a whole match: hands are
-dealt until a side reaches its target. Actions are chosen uniformly with a seeded
+Engine: a *move* is one applied action (placement, draw or pass). Each game is a whole match:
+hands are dealt until a side reaches its target. Actions are chosen uniformly with a seeded
 ``random.Random``; the time includes dealing, listing legal actions, choosing and applying.
+
+Environment: the PettingZoo AEC loop (``agent_iter``, ``last()`` building the observation and
+mask, a uniformly random masked action, ``step``) over whole matches; a *step* is one action.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from allfives_env.game import Game
 from allfives_env.rules import PRESETS, Rules
@@ -81,3 +85,82 @@ def table(rows: list[EngineBench]) -> str:
 
 
 DEFAULT_PRESETS = list(PRESETS)
+
+
+@dataclass(frozen=True, slots=True)
+class EnvBench:
+    """One environment benchmark row."""
+
+    preset: str
+    num_players: int
+    wrapped: bool
+    steps: int
+    episodes: int
+    seconds: float
+
+    @property
+    def steps_per_s(self) -> float:
+        """Environment steps (actions taken) per second."""
+        return self.steps / self.seconds
+
+
+def bench_env(
+    preset: str, num_players: int, wrapped: bool, seconds: float = 2.0, seed: int = 0
+) -> EnvBench:
+    """Random masked play through the AEC loop of ``env()`` (or ``raw_env()``) for ``seconds``.
+
+    Every step calls ``last()`` (which builds the observation and mask) and samples uniformly
+    among the masked actions with a seeded ``random.Random``; episodes are whole matches.
+    """
+    from allfives_env.allfives_v0 import env, raw_env
+
+    e = (env if wrapped else raw_env)(rules=preset, num_players=num_players)
+    return _aec_loop(e, preset, num_players, wrapped, seconds, seed)
+
+
+def bench_reference(seconds: float = 2.0, seed: int = 0) -> EnvBench | None:
+    """The same loop on PettingZoo's ``connect_four_v3.env()``, for scale (``None`` if it cannot
+    be imported: it needs pygame)."""
+    try:
+        from pettingzoo.classic import connect_four_v3
+    except ImportError:
+        return None
+    return _aec_loop(connect_four_v3.env(), "connect_four_v3", 2, True, seconds, seed)
+
+
+def _aec_loop(
+    e: Any, name: str, num_players: int, wrapped: bool, seconds: float, seed: int
+) -> EnvBench:
+    import numpy as np
+
+    rng = random.Random(seed)
+    steps = episodes = 0
+    clock = time.perf_counter
+    start = clock()
+    while not episodes or clock() - start < seconds:
+        e.reset(seed=rng.randrange(2**31))
+        for _agent in e.agent_iter():
+            obs, _reward, term, trunc, _info = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            e.step(int(legal[rng.randrange(len(legal))]))
+            steps += 1
+        episodes += 1
+    return EnvBench(name, num_players, wrapped, steps, episodes, clock() - start)
+
+
+def env_table(rows: list[EnvBench]) -> str:
+    """The rows as a Markdown table."""
+    lines = [
+        "| preset | players | env | steps/s | steps | episodes | seconds |",
+        "|---|---:|---|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        kind = "env()" if r.wrapped else "raw_env()"
+        lines.append(
+            f"| {r.preset} | {r.num_players} | {kind} | {r.steps_per_s:,.0f} | {r.steps:,} "
+            f"| {r.episodes} | {r.seconds:.1f} |"
+        )
+    return "\n".join(lines)

@@ -4,6 +4,7 @@ Commands:
   replay FILE     replay a game record; print RULES.md §4's JSON result
   demo            a seeded greedy-vs-random match, printed move by move
   bench engine    moves/s and hands/s of random legal games, per preset
+  bench env       environment steps/s of random masked play (env() and raw_env())
 
 A user mistake (bad arguments, an invalid record, a missing file) prints one line on stderr and
 exits with status 2; nothing is printed on stdout and no traceback is shown.
@@ -71,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="print only the result")
 
     p = sub.add_parser("bench", help="measure speed")
-    p.add_argument("what", choices=("engine",), help="what to measure")
+    p.add_argument("what", choices=("engine", "env"), help="what to measure")
     p.add_argument("--seconds", type=_seconds, default=2.0, help="per row (default 2)")
     p.add_argument(
         "--preset",
@@ -87,6 +88,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="player count(s) (repeatable; default: 2, 3 and 4)",
     )
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--reference",
+        action="store_true",
+        help="env: also time PettingZoo's connect_four_v3.env() in the same loop (needs pygame)",
+    )
     return parser
 
 
@@ -122,8 +128,23 @@ def _bench(args: argparse.Namespace) -> int:
 
     presets = args.preset or bench.DEFAULT_PRESETS
     players = args.players or [2, 3, 4]
-    print(f"random legal matches, one process, {args.seconds:g} s per row, seed {args.seed}")
-    print(bench.table(bench.run(presets, players, args.seconds, args.seed)))
+    if args.what == "engine":
+        print(f"random legal matches, one process, {args.seconds:g} s per row, seed {args.seed}")
+        print(bench.table(bench.run(presets, players, args.seconds, args.seed)))
+        return 0
+    print(f"random masked AEC play, one process, {args.seconds:g} s per row, seed {args.seed}")
+    rows = [
+        bench.bench_env(p, n, wrapped, args.seconds, args.seed)
+        for p in presets
+        for n in players
+        for wrapped in (True, False)
+    ]
+    if args.reference:
+        ref = bench.bench_reference(args.seconds, args.seed)
+        if ref is None:
+            return _fail("--reference needs pygame (pip install pygame)")
+        rows.append(ref)
+    print(bench.env_table(rows))
     return 0
 
 

@@ -181,6 +181,7 @@ class Game:
         "_n",
         "_phase",
         "_pips",
+        "_played",
         "_prev",
         "_scores",
         "_side",
@@ -257,6 +258,7 @@ class Game:
         self._void_pending = 0
         self._forced_lead = choice.tile if choice.tile is not None else -1
         self._voids = [0] * self._n
+        self._played = [0] * self._n
         self._legal: tuple[Action, ...] | None = None
         self._log.append(HandLog(deal, leader, choice.by_lot, []))
         return deal
@@ -321,6 +323,10 @@ class Game:
     def hand(self, seat: int) -> list[Tile]:
         """The tiles in ``seat``'s hand (hidden from the other players)."""
         return tiles_of(self._hands[seat])
+
+    def played_mask(self, seat: int) -> int:
+        """The tiles ``seat`` has placed this hand, as a tile mask (public)."""
+        return self._played[seat]
 
     def hand_mask(self, seat: int) -> int:
         """``seat``'s hand as a tile mask."""
@@ -452,6 +458,13 @@ class Game:
             ]
         return []
 
+    def is_legal_listed(self, action: int) -> bool:
+        """Whether ``action`` (an int engine id) is one of :meth:`legal_actions`."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = tuple(self._legal_actions())
+        return action in legal
+
     def is_legal(self, action: int) -> bool:
         """Whether ``action`` (an engine id) may be applied now (the mirrored lead included)."""
         ph = self._phase
@@ -577,6 +590,7 @@ class Game:
         self._hands[p] ^= 1 << t
         self._pips[p] -= PIPS[t]
         self._sizes[p] -= 1
+        self._played[p] |= 1 << t
         if self._turn_draws:
             if not self._dwa:  # he placed the tile he drew: his hand is as before the draws
                 self._voids[p] = self._void_pending
@@ -704,6 +718,7 @@ class Game:
         g._forced_lead = self._forced_lead
         g._scores = self._scores[:]
         g._voids = self._voids[:]
+        g._played = self._played[:]
         last = self._log[-1]
         g._log = [
             *self._log[:-1],

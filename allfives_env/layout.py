@@ -260,9 +260,6 @@ class Layout:
         return tiles_of(self.on_table)
 
     def __repr__(self) -> str:
-        ends = " ".join(
-            f"{'W' if s == 0 else 'E' if s == 1 else 'N' if s == 2 else 'S' if s == 3 else f'@{s}'}"
-            f"{self.value[s]}"
-            for s in self.open_slots
-        )
-        return f"<Layout {ends or 'empty'} count={self.count}>"
+        from allfives_env.render import describe_layout
+
+        return f"<Layout {describe_layout(self)}>"

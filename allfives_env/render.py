@@ -2,8 +2,8 @@
 
 The line runs W to E, each tile as ``[a|b]`` read in that direction; a double (lying crosswise)
 is drawn ``[a=a]``. The first spinner's branches hang from it: N upwards, S downwards, one tile
-per row, read outwards from the spinner. Branches of later spinners (every double a spinner) are
-listed below the line, each read outwards.
+per row, each written with its upper half first. Branches of later spinners (every double a
+spinner) are listed below the line, each read outwards.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def render_layout(layout: Layout) -> list[str]:
     out.append(row)
     if spin_col >= 0:
         for t, near, far in layout.chains[3]:
-            out.append(pad + _cell(t, far, near))
+            out.append(pad + _cell(t, near, far))
     # other branches: spinners off the line, or spinners after the first
     for k in range(layout.num_spinners):
         for s in (2 + 2 * k, 3 + 2 * k):
@@ -67,8 +67,8 @@ def render_layout(layout: Layout) -> list[str]:
 
 
 def describe_layout(layout: Layout) -> str:
-    """The open places and the count on one line: ``W3 E2 N5 S0 count=10``."""
-    ends = " ".join(f"{slot_name(s)}{layout.value[s]}" for s in layout.open_slots)
+    """The open places and the count on one line: ``W=3 E=2 N=5 S=0 count=10``."""
+    ends = " ".join(f"{slot_name(s)}={layout.value[s]}" for s in layout.open_slots)
     return f"{ends or 'empty'} count={layout.count}"
 
 
@@ -94,8 +94,14 @@ def describe_game(game: Game) -> str:
     )
 
 
+def render_public(game: Game) -> str:
+    """The position as text with every hand hidden (what a spectator may see)."""
+    return render_game(game, -1)
+
+
 def render_game(game: Game, seat: int | None = None) -> str:
-    """The position as text. With ``seat``, only what that seat may see; else everything."""
+    """The position as text: with ``seat``, only what that seat may see (``-1``: no hand at
+    all); with ``None``, everything."""
     r = game.rules
     lines = [f"All Fives — {r.describe()} — hand {game.hand_number}"]
     sides = " | ".join(

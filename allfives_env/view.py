@@ -38,6 +38,7 @@ class PlayerView:
         drawn_tile: the drawn tile this seat must place, if in phase ``DRAWN``.
         legal_actions: this seat's legal actions (empty unless it is to act).
         known_voids: per seat, the 7-bit set of pip values it is publicly known not to hold.
+        played: per seat, the tiles it has placed this hand (a tile mask).
         hand_number: the current hand, from 1.
         leader: the seat that led this hand.
         events: the public events of this hand so far.
@@ -58,6 +59,7 @@ class PlayerView:
     drawn_tile: Tile | None
     legal_actions: tuple[Action, ...]
     known_voids: tuple[int, ...]
+    played: tuple[int, ...]
     hand_number: int
     leader: int
     events: tuple[Event, ...]
@@ -111,6 +113,7 @@ def player_view(game: Game, seat: int) -> PlayerView:
         drawn_tile=game.drawn_tile if me else None,
         legal_actions=tuple(game.legal_actions()) if me else (),
         known_voids=tuple(game.void_bits(s) for s in range(n)),
+        played=tuple(game.played_mask(s) for s in range(n)),
         hand_number=game.hand_number,
         leader=game.leader,
         events=tuple(game.events),

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 
 from allfives_env import Deal, Game, Rules, Tile
+from allfives_env.tiles import PIPS, tiles_of
 
 
 def scripted_deal(
@@ -38,3 +40,24 @@ def scripted_game(
 def play(game: Game, *actions: str) -> list[float]:
     """Apply actions given as text; return the points each scored."""
     return [game.apply(a).points for a in actions]
+
+
+def with_hidden_tiles_reshuffled(game: Game, seat: int, rng: random.Random) -> Game:
+    """A copy in which every tile ``seat`` cannot see is dealt anew among the other hands and
+    the boneyard (each keeps its size). Only the seat's view must not notice."""
+    g = game.clone()
+    n = g.rules.num_players
+    others = [s for s in range(n) if s != seat]
+    hidden = [t for s in others for t in tiles_of(g._hands[s])] + g._bone[g._bpos :]
+    rng.shuffle(hidden)
+    i = 0
+    for s in others:
+        k = g._sizes[s]
+        part = hidden[i : i + k]
+        i += k
+        g._hands[s] = sum(1 << t for t in part)
+        g._pips[s] = sum(PIPS[t] for t in part)
+    g._bone = g._bone[: g._bpos] + [int(t) for t in hidden[i:]]
+    if g._drawn >= 0 and g._cur != seat:
+        g._drawn = next(iter(tiles_of(g._hands[g._cur])))
+    return g

@@ -1,0 +1,358 @@
+"""The PettingZoo AEC environment over the engine: see :mod:`allfives_env.allfives_v0`.
+
+It only translates: the :class:`~allfives_env.game.Game` decides whose turn it is, what is legal
+and when anything ends; :class:`~allfives_env.spaces.Encoding` owns ids and arrays.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from allfives_env.deal import Deal
+from allfives_env.errors import IllegalActionError, RulesError
+from allfives_env.game import ActionResult, Game
+from allfives_env.rewards import points_rewards, win_rewards
+from allfives_env.rules import Rules
+from allfives_env.spaces import Encoding, MaskArray, ObsArray
+
+Episode = Literal["match", "hand"]
+RewardMode = Literal["win", "points", "points+win"]
+ForcedActions = Literal["explicit", "auto"]
+
+EPISODES = ("match", "hand")
+REWARDS = ("win", "points", "points+win")
+FORCED = ("explicit", "auto")
+RENDER_MODES = ("ansi", "human", "rgb_array")
+DEFAULT_MAX_CYCLES = 10_000
+
+
+class ActionSpace(spaces.Discrete):
+    """``Discrete(n)`` whose ``contains`` answers a plain ``int`` without a NumPy round trip
+    (PettingZoo's ``AssertOutOfBoundsWrapper`` asks it on every step)."""
+
+    def __init__(self, n: int):
+        super().__init__(n)
+        self._size = int(n)
+
+    def contains(self, x: Any) -> bool:
+        """Whether ``x`` is an action id of this space."""
+        if type(x) is int:
+            return 0 <= x < self._size
+        return bool(super().contains(x))
+
+
+class EnvConfigError(RulesError):
+    """An environment argument that is unknown or out of range."""
+
+
+def _choose(value: Any, allowed: Sequence[str], name: str) -> Any:
+    if value not in allowed:
+        raise EnvConfigError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
+    return value
+
+
+class raw_env(AECEnv[str, dict[str, Any], int]):
+    """All Fives as a PettingZoo AEC environment (documented in :mod:`allfives_env.allfives_v0`).
+
+    Raises:
+        EnvConfigError: for an unknown or out-of-range argument (a :class:`RulesError`).
+        RulesError: for an unknown preset.
+    """
+
+    metadata = {  # noqa: RUF012 - PettingZoo reads it from the class
+        "name": "allfives_v0",
+        "render_modes": list(RENDER_MODES),
+        "is_parallelizable": True,
+        "render_fps": 2,
+    }
+
+    def __init__(
+        self,
+        num_players: int | None = None,
+        rules: str | Rules = "pagat",
+        episode: Episode = "match",
+        reward: RewardMode = "win",
+        forced_actions: ForcedActions = "explicit",
+        render_mode: str | None = None,
+        max_cycles: int | None = DEFAULT_MAX_CYCLES,
+        partnerships: bool | None = None,
+    ):
+        super().__init__()
+        if isinstance(rules, Rules):
+            if num_players is not None and num_players != rules.num_players:
+                raise EnvConfigError(
+                    f"num_players={num_players!r} disagrees with the rules' {rules.num_players}"
+                )
+            if partnerships is not None and partnerships != rules.partnerships:
+                raise EnvConfigError("partnerships disagrees with the rules given")
+        elif isinstance(rules, str):
+            extra = {} if partnerships is None else {"partnerships": partnerships}
+            rules = Rules.preset(rules, 2 if num_players is None else num_players, **extra)
+        else:
+            raise EnvConfigError(f"rules must be a preset name or a Rules, not {rules!r}")
+        self.rules = rules
+        self.episode: Episode = _choose(episode, EPISODES, "episode")
+        self.reward_mode: RewardMode = _choose(reward, REWARDS, "reward")
+        self.forced_actions: ForcedActions = _choose(forced_actions, FORCED, "forced_actions")
+        self._auto = forced_actions == "auto"
+        if render_mode is not None:
+            _choose(render_mode, RENDER_MODES, "render_mode")
+        self.render_mode = render_mode
+        if max_cycles is not None and (type(max_cycles) is not int or max_cycles < 1):
+            raise EnvConfigError(f"max_cycles must be a positive int or None, not {max_cycles!r}")
+        self.max_cycles = max_cycles
+        self.encoding = enc = Encoding(rules)
+        self._zero_mask: MaskArray = np.zeros(enc.num_actions, np.int8)
+        self._zero_mask.flags.writeable = False
+        n = rules.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agents: list[str] = []
+        self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
+        self._side_of_agent = {a: rules.side_of(i) for i, a in enumerate(self.possible_agents)}
+        low, high = enc.observation_bounds()
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(low, high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (enc.num_actions,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: ActionSpace(enc.num_actions) for a in self.possible_agents}
+        slow, shigh = enc.state_bounds()
+        self.state_space = spaces.Box(slow, shigh, dtype=np.float32)
+        self._rng = random.Random()
+        self.game: Game | None = None
+        self._steps = 0
+        self._hand_start: list[float] = []
+
+    # ------------------------------------------------------------------ spaces
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        """The observation space of ``agent`` (the same object every call)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        """The action space of ``agent`` (the same object every call)."""
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ episode
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new episode (a match, or a hand); ``seed`` reseeds the deals.
+
+        ``options`` may hold ``"deal"`` (a :class:`Deal` for the first hand) and ``"scores"``
+        (the sides' starting scores); other keys are ignored.
+
+        Raises:
+            DealError: for an illegal ``options["deal"]``.
+            RulesError: for bad ``options["scores"]``.
+        """
+        if seed is not None:
+            self._rng = random.Random(seed)
+        options = options or {}
+        deal = options.get("deal")
+        if deal is not None and not isinstance(deal, Deal):
+            raise EnvConfigError(f"options['deal'] must be a Deal, not {deal!r}")
+        scores = options.get("scores")
+        if deal is not None:
+            self.game = Game(self.rules, deal=deal, scores=scores)
+        else:
+            self.game = Game(self.rules, self._rng, scores=scores)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self._steps = 0
+        self._hand_start = list(self.game.scores)
+        self._masks: dict[str, MaskArray] = dict.fromkeys(self.agents, self._zero_mask)
+        self.infos = {a: {"action_mask": self._zero_mask} for a in self.agents}
+        self._mask_agent: str | None = None
+        self._auto_play()
+        self._update()
+
+    def _auto_play(self) -> list[ActionResult]:
+        """Under ``forced_actions="auto"``, take forced draws and passes for the players."""
+        game = self.game
+        assert game is not None
+        done: list[ActionResult] = []
+        if not self._auto:
+            return done
+        while not game.is_hand_over:
+            legal = game.legal_actions()
+            if len(legal) != 1 or legal[0] < 448:  # forced = DRAW or PASS alone
+                break
+            done.append(game.apply(legal[0]))
+        return done
+
+    def _update(self) -> None:
+        """Refresh agent_selection and infos from the game."""
+        game = self.game
+        assert game is not None
+        cur = game.current_player
+        if cur is not None:
+            self.agent_selection = self.possible_agents[cur]
+        # Only the agent to act has legal actions; the others share one read-only zero mask.
+        # An info dict whose mask changes is replaced, never mutated, so a caller who kept
+        # last step's info still holds last step's mask.
+        masks, infos = self._masks, self.infos
+        was = self._mask_agent
+        if was is not None and was in infos:
+            masks[was] = self._zero_mask
+            infos[was] = {"action_mask": self._zero_mask}
+        self._mask_agent = None
+        if cur is not None:
+            agent = self.possible_agents[cur]
+            if agent in infos:
+                masks[agent] = m = self.encoding.mask(game, cur)
+                infos[agent] = {"action_mask": m}
+                self._mask_agent = agent
+
+    def step(self, action: int | None) -> None:
+        """Apply ``action`` (an env action id) for ``agent_selection``.
+
+        Raises:
+            IllegalActionError: if the action is not in the agent's action mask (state unchanged).
+        """
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        assert game is not None
+        result = game.apply(self._engine_action(action))
+        self._cumulative_rewards[agent] = 0.0
+        results = [result]
+        if self._auto and result.hand is None:
+            results += self._auto_play()
+        ended = results[-1].hand is not None
+        self._steps += 1
+        self._reward(results)
+        over = False
+        if ended:
+            if game.is_match_over or self.episode == "hand":
+                over = True
+                self.terminations = dict.fromkeys(self.agents, True)
+            else:
+                game.deal(self._rng)
+                self._hand_start = list(game.scores)
+                self._auto_play()  # a lead is never forced, so the new hand cannot end here
+        if not over and self._steps == self.max_cycles:
+            over = True
+            self.truncations = dict.fromkeys(self.agents, True)
+        self._update()
+        self._accumulate_rewards()
+        if over:
+            self._deads_step_first()
+
+    def _engine_action(self, action: Any) -> int:
+        """The engine action for env action ``action``, if it is in the mask."""
+        game = self.game
+        assert game is not None
+        enc = self.encoding
+        if type(action) is int or isinstance(action, np.integer):
+            a = int(action)
+            if 0 <= a < enc.num_actions:
+                engine = enc.to_engine[a]
+                if game.is_legal_listed(engine):
+                    return engine
+        legal = game.legal_actions()
+        names = ", ".join(f"{enc.to_env[x]} ({x})" for x in legal)
+        raise IllegalActionError(
+            f"illegal action {action!r} for {self.agent_selection}: not in its action mask "
+            f"(legal: {names})",
+            action,
+            game.current_player,
+            [enc.to_env[x] for x in legal],
+        )
+
+    def _reward(self, results: list[ActionResult]) -> None:
+        game = self.game
+        assert game is not None
+        last = results[-1]
+        if last.hand is None and not any(r.points for r in results):
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            return
+        rules = self.rules
+        k = rules.num_sides
+        side_reward = [0.0] * k
+        if "points" in self.reward_mode:
+            gains = [0.0] * k
+            for r in results:
+                if r.points:
+                    gains[rules.side_of(r.player)] += r.points
+                if r.hand is not None:
+                    for i, x in enumerate(r.hand.award):
+                        gains[i] += x
+            if any(gains):
+                side_reward = points_rewards(k, gains, rules.target)
+        if "win" in self.reward_mode:
+            winners: Sequence[int] | None = None
+            if last.winners is not None:
+                winners = last.winners
+            elif last.hand is not None and self.episode == "hand":
+                gain = [s - s0 for s, s0 in zip(game.scores, self._hand_start, strict=True)]
+                best = max(gain)
+                winners = [i for i, g in enumerate(gain) if g == best]
+            if winners is not None:
+                for i, x in enumerate(win_rewards(k, winners)):
+                    side_reward[i] += x
+        side = self._side_of_agent
+        self.rewards = {a: side_reward[side[a]] for a in self.agents}
+
+    # ------------------------------------------------------------------ views
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        """``{"observation": vector, "action_mask": mask}`` of ``agent``: nothing it cannot see."""
+        game = self.game
+        assert game is not None
+        seat = self._seat_of[agent]
+        mask = self._masks.get(agent)
+        if mask is None:
+            mask = self.encoding.mask(game, seat)
+        return {"observation": self.encoding.observe(game, seat), "action_mask": mask}
+
+    def state(self) -> ObsArray:
+        """The global state (every hand, the boneyard in draw order): for centralized critics."""
+        assert self.game is not None
+        return self.encoding.state(self.game)
+
+    def render(self) -> Any:
+        """``ansi``: the full position as text (all hands); ``human``: print the public
+        position (no hands); ``rgb_array``: an image of the table (no hands)."""
+        game = self.game
+        if self.render_mode is None or game is None:
+            return None
+        if self.render_mode == "ansi":
+            return game.render()
+        if self.render_mode == "human":
+            from allfives_env.render import render_public
+
+            print(render_public(game))
+            return None
+        from allfives_env.image import render_image
+
+        return render_image(game)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def env(**kwargs: Any) -> AECEnv[str, dict[str, Any], int]:
+    """``raw_env`` in PettingZoo's standard wrappers (``TerminateIllegalWrapper``,
+    ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``; see :mod:`allfives_env.wrappers`):
+    an illegal action ends the game with −1 for the player who took it (0 for the others)
+    instead of raising."""
+    from allfives_env import wrappers
+
+    e: AECEnv[str, dict[str, Any], int] = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e

@@ -1,0 +1,243 @@
+"""One learner seat against given opponents, as a Gymnasium environment.
+
+:class:`AllFivesSingleAgentEnv` (registered as ``allfives/AllFives-v0`` once
+:mod:`allfives_env.allfives_v0` is imported) runs the AEC environment and plays every other seat
+— the partner too, in 4 players — with the given opponents, so the learner sees only its own
+turns. It offers ``action_masks()`` for sb3-contrib's ``MaskablePPO``.
+
+Opponents are agents (anything with ``act(view, rng) -> Action``, such as ``agents.RandomAgent``),
+agent names from the agent registry (``"random"``, ``"greedy"``), or callables
+``policy(observation: dict) -> int`` that map the seat's observation dict (``observation``,
+``action_mask``) to an env action id, e.g. a frozen network.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from allfives_env.actions import Action
+from allfives_env.aec import EnvConfigError, raw_env
+from allfives_env.errors import IllegalActionError
+from allfives_env.rules import Rules
+from allfives_env.spaces import MaskArray, ObsArray
+from allfives_env.view import PlayerView
+
+
+class _Agent(Protocol):
+    def act(self, view: PlayerView, rng: random.Random) -> Action: ...
+
+
+Policy = Callable[[dict[str, Any]], int]
+Opponent = _Agent | Policy | str
+"""An opponent: an agent, an agent name, or a policy from an observation dict to an action id."""
+
+
+def _resolve(opponent: Opponent) -> _Agent | Policy:
+    if isinstance(opponent, str):
+        from agents.registry import make_agent
+
+        return make_agent(opponent)
+    if hasattr(opponent, "act") or callable(opponent):
+        return opponent
+    raise EnvConfigError(f"an opponent must be an agent, an agent name or a callable: {opponent!r}")
+
+
+class AllFivesSingleAgentEnv(gym.Env[ObsArray, int]):
+    """All Fives from one seat; the other seats are played by ``opponents``.
+
+    Args:
+        num_players, rules, episode, reward, forced_actions, render_mode, max_cycles,
+            partnerships: as for :func:`allfives_env.env`.
+        opponents: one opponent for every other seat, a sequence (one per other seat, in seat
+            order), or a mapping seat → opponent. Default: ``"random"``.
+        learner_seat: the learner's seat, or ``"random"`` to draw it at every reset.
+        illegal_action: ``"penalize"`` (end the episode with reward −1) or ``"raise"``
+            (:class:`IllegalActionError`, state unchanged).
+
+    Observations are the learner's observation vector; ``info["action_mask"]`` and
+    :meth:`action_masks` give its legal actions. The reward is the learner's side's reward,
+    summed over everything that happened since its last action.
+    """
+
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}  # noqa: RUF012
+
+    def __init__(
+        self,
+        num_players: int | None = None,
+        rules: str | Rules = "pagat",
+        opponents: Opponent | Sequence[Opponent] | Mapping[int, Opponent] = "random",
+        learner_seat: int | str = "random",
+        episode: str = "match",
+        reward: str = "win",
+        forced_actions: str = "explicit",
+        illegal_action: str = "penalize",
+        render_mode: str | None = None,
+        max_cycles: int | None = 10_000,
+        partnerships: bool | None = None,
+    ):
+        self.aec = raw_env(
+            num_players=num_players,
+            rules=rules,
+            episode=episode,  # type: ignore[arg-type]
+            reward=reward,  # type: ignore[arg-type]
+            forced_actions=forced_actions,  # type: ignore[arg-type]
+            render_mode=render_mode,
+            max_cycles=max_cycles,
+            partnerships=partnerships,
+        )
+        self.rules = self.aec.rules
+        n = self.rules.num_players
+        if learner_seat != "random" and (
+            type(learner_seat) is not int or not 0 <= learner_seat < n
+        ):
+            raise EnvConfigError(
+                f"learner_seat must be 0-{n - 1} or 'random', not {learner_seat!r}"
+            )
+        if illegal_action not in ("penalize", "raise"):
+            raise EnvConfigError(
+                f"illegal_action must be 'penalize' or 'raise', not {illegal_action!r}"
+            )
+        self.learner_seat_rule = learner_seat
+        self.illegal_action = illegal_action
+        self.render_mode = render_mode
+        enc = self.aec.encoding
+        low, high = enc.observation_bounds()
+        self.observation_space = spaces.Box(low, high, dtype=np.float32)
+        self.action_space: spaces.Discrete = spaces.Discrete(enc.num_actions)  # type: ignore[assignment]
+        self._opponents: dict[int, _Agent | Policy] = {}
+        self.set_opponents(opponents)
+        self.seat = 0 if learner_seat == "random" else int(learner_seat)
+        self._agent_rng = random.Random()
+        self._mask: MaskArray = np.zeros(enc.num_actions, np.int8)
+        self._done = True
+
+    def set_opponents(
+        self, opponents: Opponent | Sequence[Opponent] | Mapping[int, Opponent]
+    ) -> None:
+        """Replace the opponents (takes effect at once; use between episodes).
+
+        Raises:
+            EnvConfigError: for a sequence of the wrong length or an unknown agent name.
+        """
+        n = self.rules.num_players
+        table: dict[int, _Agent | Policy] = {}
+        if isinstance(opponents, Mapping):
+            for seat, opp in opponents.items():
+                table[int(seat)] = _resolve(opp)
+        elif isinstance(opponents, Sequence) and not isinstance(opponents, str):
+            if len(opponents) != n - 1:
+                raise EnvConfigError(
+                    f"give {n - 1} opponents (one per other seat), not {len(opponents)}"
+                )
+            self._opponent_list = [_resolve(o) for o in opponents]
+            self._opponents = {}
+            return
+        else:
+            one = _resolve(opponents)
+            table = {seat: one for seat in range(n)}
+        self._opponent_list = []
+        self._opponents = table
+
+    def _opponent(self, seat: int) -> _Agent | Policy:
+        if self._opponent_list:
+            others = [s for s in range(self.rules.num_players) if s != self.seat]
+            return self._opponent_list[others.index(seat)]
+        try:
+            return self._opponents[seat]
+        except KeyError:
+            raise EnvConfigError(f"no opponent for seat {seat}") from None
+
+    # ------------------------------------------------------------------ gymnasium API
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[ObsArray, dict[str, Any]]:
+        """Start an episode; ``seed`` seeds the deals, the learner's seat and the opponents."""
+        super().reset(seed=seed)
+        if seed is not None:
+            self._agent_rng = random.Random(f"{seed}/opponents")
+            self._seat_rng = random.Random(f"{seed}/seat")
+        elif not hasattr(self, "_seat_rng"):
+            self._seat_rng = random.Random(int(self.np_random.integers(2**63)))
+            self._agent_rng = random.Random(int(self.np_random.integers(2**63)))
+        if self.learner_seat_rule == "random":
+            self.seat = self._seat_rng.randrange(self.rules.num_players)
+        self.aec.reset(seed=None if seed is None else seed, options=options)
+        self._done = False
+        self._play_others()
+        return self._observe()
+
+    def step(self, action: int) -> tuple[ObsArray, float, bool, bool, dict[str, Any]]:
+        """The learner's action; then the other seats play until its next turn or the end.
+
+        Raises:
+            IllegalActionError: with ``illegal_action="raise"``, for an action not in the mask.
+            RuntimeError: if the episode is over (call :meth:`reset`).
+        """
+        if self._done:
+            raise RuntimeError("the episode is over; call reset()")
+        aec = self.aec
+        me = aec.possible_agents[self.seat]
+        carried = aec._cumulative_rewards.get(me, 0.0)  # what happened before this turn
+        try:
+            aec.step(int(action))
+        except IllegalActionError:
+            if self.illegal_action == "raise":
+                raise
+            self._done = True
+            obs, info = self._observe()
+            info["illegal_action"] = True
+            return obs, -1.0, True, False, info
+        self._play_others()
+        reward = carried + aec._cumulative_rewards.get(me, 0.0)
+        aec._cumulative_rewards[me] = 0.0
+        obs, info = self._observe()
+        terminated = bool(aec.terminations.get(me, False))
+        truncated = bool(aec.truncations.get(me, False)) and not terminated
+        return obs, float(reward), terminated, truncated, info
+
+    def _play_others(self) -> None:
+        """Play the other seats until the learner is to act or the episode ends."""
+        aec = self.aec
+        me = aec.possible_agents[self.seat]
+        game = aec.game
+        assert game is not None
+        while True:
+            if aec.terminations.get(me) or aec.truncations.get(me):
+                self._done = True
+                return
+            seat = aec._seat_of[aec.agent_selection]
+            if seat == self.seat:
+                return
+            opp = self._opponent(seat)
+            if hasattr(opp, "act"):
+                action = aec.encoding.to_env[opp.act(game.view(seat), self._agent_rng)]
+            else:
+                action = int(opp(aec.observe(aec.agent_selection)))
+            aec.step(action)
+
+    def _observe(self) -> tuple[ObsArray, dict[str, Any]]:
+        aec = self.aec
+        game = aec.game
+        assert game is not None
+        enc = aec.encoding
+        self._mask = enc.mask(game, self.seat)
+        info: dict[str, Any] = {"action_mask": self._mask, "seat": self.seat}
+        if game.is_match_over or game.is_hand_over:
+            info["scores"] = game.scores
+            info["winners"] = game.winners
+        return enc.observe(game, self.seat), info
+
+    def action_masks(self) -> MaskArray:
+        """The learner's legal actions now, as a boolean-like mask (for MaskablePPO)."""
+        return self._mask
+
+    def render(self) -> Any:
+        """As :meth:`raw_env.render`."""
+        return self.aec.render()

@@ -1,0 +1,434 @@
+"""The PettingZoo AEC environment: PettingZoo's own suite, masks, hidden information, rewards."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import random
+from typing import Any
+
+import numpy as np
+import pytest
+from conftest import scripted_deal, with_hidden_tiles_reshuffled
+from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
+
+from allfives_env import (
+    PRESETS,
+    EnvConfigError,
+    IllegalActionError,
+    Rules,
+    allfives_v0,
+    env,
+    parallel_env,
+    raw_env,
+)
+from allfives_env.spaces import Encoding, spaces_markdown
+
+TABLES = [(p, n, True) for p in PRESETS for n in (2, 3, 4)] + [(p, 4, False) for p in PRESETS]
+
+
+def _make(preset: str, n: int, partnerships: bool, **kw: Any) -> Any:
+    return env(rules=preset, num_players=n, partnerships=partnerships, **kw)
+
+
+def masked_random(e: Any, rng: random.Random) -> int | None:
+    obs, _, term, trunc, _ = e.last()
+    if term or trunc:
+        return None
+    legal = np.flatnonzero(obs["action_mask"])
+    return int(legal[rng.randrange(len(legal))])
+
+
+# ------------------------------------------------------------------ PettingZoo's own tests
+
+
+@pytest.mark.parametrize(("preset", "n", "partnerships"), TABLES)
+def test_pettingzoo_api_seed_and_parallel(preset: str, n: int, partnerships: bool) -> None:
+    api_test(_make(preset, n, partnerships), num_cycles=150)
+    seed_test(lambda **kw: _make(preset, n, partnerships, **kw), num_cycles=100)
+    parallel_api_test(parallel_env(rules=preset, num_players=n, partnerships=partnerships), 150)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_pettingzoo_render(preset: str, capsys: pytest.CaptureFixture[str]) -> None:
+    render_test(lambda **kw: env(rules=preset, num_players=3, **kw))
+
+
+def test_registered_with_pettingzoo_and_gymnasium() -> None:
+    import gymnasium
+    import pettingzoo
+
+    e = pettingzoo.make("aec", "allfives/allfives-v0", num_players=3, rules="five_up")
+    e.reset(seed=1)
+    assert e.unwrapped.rules == Rules.preset("five_up", 3)
+    g = gymnasium.make("allfives/AllFives-v0", rules="pyatyorka")
+    obs, info = g.reset(seed=2)
+    assert obs.shape == g.observation_space.shape and "action_mask" in info
+
+
+def test_metadata_and_module() -> None:
+    assert allfives_v0.raw_env.metadata["name"] == "allfives_v0"
+    e = raw_env(num_players=4)
+    assert e.possible_agents == ["player_0", "player_1", "player_2", "player_3"]
+    assert e.action_space("player_0").n == 28 * 4 + 2
+    assert raw_env(rules="five_up").action_space("player_0").n == 28 * 16 + 2
+
+
+# ------------------------------------------------------------------ max_cycles
+
+
+@pytest.mark.parametrize("max_cycles", [1, 5, 40])
+def test_max_cycles_truncates_after_that_many_steps(max_cycles: int) -> None:
+    # PettingZoo's max_cycles_test assumes every agent acts once per cycle; a turn-based game
+    # does not, so the contract here is: max_cycles actions, then every agent is truncated.
+    e = env(num_players=3, max_cycles=max_cycles)
+    e.reset(seed=0)
+    rng = random.Random(0)
+    steps = 0
+    for _agent in e.agent_iter():
+        action = masked_random(e, rng)
+        if action is not None:
+            steps += 1
+        e.step(action)
+    assert steps == max_cycles
+    par = parallel_env(num_players=3, max_cycles=max_cycles)
+    par.reset(seed=0)
+    for _ in range(max_cycles):
+        assert par.agents
+        actions = {
+            a: int(np.flatnonzero(par.aec_env.infos[a]["action_mask"])[0])
+            if np.any(par.aec_env.infos[a]["action_mask"])
+            else 0
+            for a in par.agents
+        }
+        _, _, terms, truncs, _ = par.step(actions)
+    assert all(truncs.values()) and not any(terms.values())
+
+
+# ------------------------------------------------------------------ masks and legality
+
+
+@pytest.mark.parametrize(("preset", "n", "partnerships"), TABLES)
+@pytest.mark.parametrize("forced", ["explicit", "auto"])
+def test_mask_is_exactly_the_engines_legal_actions(
+    preset: str, n: int, partnerships: bool, forced: str
+) -> None:
+    e = raw_env(rules=preset, num_players=n, partnerships=partnerships, forced_actions=forced)
+    e.reset(seed=n)
+    rng = random.Random(7)
+    enc = e.encoding
+    for _ in range(400):
+        if not e.agents:
+            break
+        agent = e.agent_selection
+        obs, _, term, trunc, info = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        game = e.game
+        legal = {enc.to_env[a] for a in game.legal_actions()}
+        assert set(np.flatnonzero(obs["action_mask"])) == legal
+        assert np.array_equal(info["action_mask"], obs["action_mask"])
+        for other in e.agents:
+            if other != agent:
+                assert not e.observe(other)["action_mask"].any()
+                assert not e.infos[other]["action_mask"].any()
+        if forced == "auto":
+            assert legal - {enc.draw, enc.pass_}, "auto mode never leaves a forced draw or pass"
+        # a few actions outside the mask are refused and change nothing
+        before = (repr(game), e.agent_selection, dict(e._cumulative_rewards))
+        for bad in rng.sample([a for a in range(enc.num_actions) if a not in legal], 3):
+            with pytest.raises(IllegalActionError):
+                e.step(bad)
+            assert (repr(game), e.agent_selection, dict(e._cumulative_rewards)) == before
+        e.step(rng.choice(sorted(legal)))
+
+
+def test_forced_draw_then_drawn_tile_then_pass() -> None:
+    rules = Rules.preset("pagat", 2, hand_size=4)
+    hands = [["6-6", "0-0", "0-1", "0-2"], ["2-2", "2-3", "3-3", "3-4"]]
+    bone = ["4-4", "1-6", "0-3"]
+    deal = scripted_deal(rules, hands, bone)
+    e = raw_env(rules=rules)
+    e.reset(options={"deal": deal})
+    enc = e.encoding
+
+    def mask() -> set[str]:
+        return {
+            enc.action_name(a) for a in np.flatnonzero(e.observe(e.agent_selection)["action_mask"])
+        }
+
+    e.step(enc.to_env[game_action(e, "6-6")])
+    assert mask() == {"draw"}
+    e.step(enc.draw)  # 4-4: no fit
+    assert mask() == {"draw"}
+    e.step(enc.draw)  # 1-6 fits: only its placements
+    assert mask() == {"1-6 W", "1-6 E"}
+    assert e.observe(e.agent_selection)["observation"][enc._o.phase + 2] == 1.0
+
+
+def game_action(e: Any, text: str) -> int:
+    from allfives_env import Action
+
+    return int(Action.parse(text))
+
+
+def test_only_pass_when_nothing_fits_and_the_boneyard_is_empty() -> None:
+    rules = Rules.preset("pagat", 2, hand_size=14)
+    hands = [
+        [
+            "0-0",
+            "0-1",
+            "0-2",
+            "0-3",
+            "0-4",
+            "0-5",
+            "0-6",
+            "1-1",
+            "1-2",
+            "1-3",
+            "1-4",
+            "1-5",
+            "1-6",
+            "2-2",
+        ],
+        [
+            "2-3",
+            "2-4",
+            "2-5",
+            "2-6",
+            "3-3",
+            "3-4",
+            "3-5",
+            "3-6",
+            "4-4",
+            "4-5",
+            "4-6",
+            "5-5",
+            "5-6",
+            "6-6",
+        ],
+    ]
+    e = raw_env(rules=rules)
+    e.reset(options={"deal": scripted_deal(rules, hands)})
+    enc = e.encoding
+    e.step(enc.to_env[game_action(e, "0-0")])  # seat 1 holds no 0, nothing to draw
+    assert set(np.flatnonzero(e.observe("player_1")["action_mask"])) == {enc.pass_}
+    e.step(enc.pass_)
+    assert e.agent_selection == "player_0"
+
+
+def test_env_ids_are_seat_independent_and_round_trip() -> None:
+    for preset in ("pagat", "five_up"):
+        enc = Encoding(Rules.preset(preset, 4))
+        for a in range(enc.num_actions):
+            assert enc.to_env[enc.to_engine[a]] == a
+        assert enc.num_actions == 28 * enc.num_slots + 2
+
+
+# ------------------------------------------------------------------ hidden information
+
+
+def _render_human(e: Any) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        e.render()
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(("preset", "n"), [("pagat", 2), ("five_up", 4), ("pyatyorka", 3)])
+def test_no_leak_observations_masks_infos_renders(preset: str, n: int) -> None:
+    rng = random.Random(preset)
+    e = raw_env(rules=preset, num_players=n, render_mode="human")
+    twin = raw_env(rules=preset, num_players=n, render_mode="human")
+    pic = raw_env(rules=preset, num_players=n, render_mode="rgb_array")
+    pic_twin = raw_env(rules=preset, num_players=n, render_mode="rgb_array")
+    e.reset(seed=3)
+    for _step in range(120):
+        if not e.agents or e.terminations[e.agent_selection]:
+            break
+        game = e.game
+        for seat, agent in enumerate(e.possible_agents):
+            if seat == game.current_player and game.phase.name == "DRAWN":
+                continue
+            other = with_hidden_tiles_reshuffled(game, seat, rng)
+            twin.reset(seed=0)
+            twin.game = other
+            twin._update()
+            a, b = e.observe(agent), twin.observe(agent)
+            assert np.array_equal(a["observation"], b["observation"])
+            assert np.array_equal(a["action_mask"], b["action_mask"])
+            assert np.array_equal(e.infos[agent]["action_mask"], twin.infos[agent]["action_mask"])
+            assert _render_human(e) == _render_human(twin)
+            if _step % 20 == 0:
+                pic.game, pic_twin.game = game, other
+                assert np.array_equal(pic.render(), pic_twin.render())
+        e.step(masked_random(e, rng))
+
+
+def test_observation_changes_with_own_hand_but_state_sees_everything() -> None:
+    e = raw_env(num_players=2)
+    e.reset(seed=5)
+    rng = random.Random(1)
+    seat = 0
+    other = with_hidden_tiles_reshuffled(e.game, seat, rng)
+    enc = e.encoding
+    assert np.array_equal(enc.observe(e.game, seat), enc.observe(other, seat))
+    assert not np.array_equal(enc.state(e.game), enc.state(other))
+    assert e.state_space.contains(e.state())
+
+
+# ------------------------------------------------------------------ rewards
+
+
+def run_episode(e: Any, seed: int) -> dict[str, float]:
+    e.reset(seed=seed)
+    rng = random.Random(seed)
+    total = dict.fromkeys(e.possible_agents, 0.0)
+    for agent in e.agent_iter():
+        _, reward, term, trunc, _ = e.last()
+        total[agent] += reward
+        e.step(masked_random(e, rng) if not (term or trunc) else None)
+    return total
+
+
+@pytest.mark.parametrize(("preset", "n", "partnerships"), TABLES)
+def test_points_rewards_add_up_to_the_score_difference(
+    preset: str, n: int, partnerships: bool
+) -> None:
+    e = raw_env(
+        rules=preset, num_players=n, partnerships=partnerships, reward="points", episode="hand"
+    )
+    for seed in range(3):
+        total = run_episode(e, seed)
+        rules = e.rules
+        scores = e.game.scores
+        k = rules.num_sides
+        for seat, agent in enumerate(e.possible_agents):
+            side = rules.side_of(seat)
+            others = (sum(scores) - scores[side]) / (k - 1)
+            assert total[agent] == pytest.approx((scores[side] - others) / rules.target)
+        per_side = {rules.side_of(s): total[a] for s, a in enumerate(e.possible_agents)}
+        assert sum(per_side.values()) == pytest.approx(0.0, abs=1e-9)
+
+
+@pytest.mark.parametrize(("preset", "n", "partnerships"), TABLES)
+def test_win_rewards_are_zero_sum_and_equal_for_partners(
+    preset: str, n: int, partnerships: bool
+) -> None:
+    e = raw_env(rules=preset, num_players=n, partnerships=partnerships, reward="win")
+    total = run_episode(e, 11)
+    rules = e.rules
+    winners = e.game.winners
+    assert winners is not None
+    per_side: dict[int, float] = {}
+    for seat, agent in enumerate(e.possible_agents):
+        per_side.setdefault(rules.side_of(seat), total[agent])
+        assert per_side[rules.side_of(seat)] == total[agent]  # partners equal
+    assert sum(per_side.values()) == pytest.approx(0.0)
+    assert all(per_side[w] > 0 for w in winners)
+
+
+def test_points_plus_win_is_the_sum_of_both() -> None:
+    a = run_episode(raw_env(num_players=3, reward="points"), 4)
+    b = run_episode(raw_env(num_players=3, reward="win"), 4)
+    c = run_episode(raw_env(num_players=3, reward="points+win"), 4)
+    for agent in a:
+        assert c[agent] == pytest.approx(a[agent] + b[agent])
+
+
+def test_wrapped_env_penalizes_an_illegal_action() -> None:
+    e = env(num_players=2)
+    e.reset(seed=0)
+    obs, *_ = e.last()
+    bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    offender = e.agent_selection
+    e.step(bad)
+    assert all(e.terminations.values())
+    assert e.rewards[offender] == -1
+    assert all(r == 0 for a, r in e.rewards.items() if a != offender)
+
+
+@pytest.mark.parametrize("bad", [-1, 114, 3.5, "0", None, True])
+def test_raw_env_refuses_junk_actions(bad: Any) -> None:
+    e = raw_env()
+    e.reset(seed=0)
+    before = repr(e.game)
+    with pytest.raises(IllegalActionError):
+        e.step(bad)
+    assert repr(e.game) == before
+
+
+def test_numpy_integers_are_accepted() -> None:
+    e = raw_env()
+    e.reset(seed=0)
+    obs, *_ = e.last()
+    e.step(np.int32(np.flatnonzero(obs["action_mask"])[0]))
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"episode": "game"},
+        {"reward": "score"},
+        {"forced_actions": "never"},
+        {"render_mode": "window"},
+        {"max_cycles": 0},
+        {"num_players": 5},
+        {"rules": "dominoes"},
+        {"rules": Rules.preset("pagat", 3), "num_players": 2},
+        {"rules": 7},
+    ],
+)
+def test_bad_arguments_are_clear_errors(kwargs: dict[str, Any]) -> None:
+    with pytest.raises(ValueError) as err:
+        raw_env(**kwargs)
+    assert (
+        isinstance(err.value, EnvConfigError)
+        or "num_players" in str(err.value)
+        or "preset" in str(err.value)
+    )
+
+
+# ------------------------------------------------------------------ episodes, auto mode
+
+
+def test_hand_episode_ends_with_the_hand_and_match_episode_deals_on() -> None:
+    hand = raw_env(episode="hand")
+    run_episode(hand, 3)
+    assert hand.game.is_hand_over and hand.game.hand_number == 1
+    match = raw_env(episode="match")
+    run_episode(match, 3)
+    assert match.game.is_match_over and match.game.hand_number > 1
+
+
+def test_auto_mode_takes_forced_draws_itself() -> None:
+    e = raw_env(forced_actions="auto", num_players=2)
+    e.reset(seed=2)
+    draws_seen = 0
+    rng = random.Random(0)
+    while e.agents and not e.terminations[e.agent_selection]:
+        before = e.game.boneyard_size
+        e.step(masked_random(e, rng))
+        draws_seen += before - e.game.boneyard_size
+    assert draws_seen > 0
+
+
+# ------------------------------------------------------------------ docs from code
+
+
+def test_docs_spaces_md_matches_the_code() -> None:
+    from pathlib import Path
+
+    doc = Path(__file__).resolve().parent.parent / "docs" / "spaces.md"
+    assert doc.read_text(encoding="utf-8") == spaces_markdown(), (
+        "docs/spaces.md is stale: python -m allfives_env.spaces > docs/spaces.md"
+    )
+
+
+def test_observation_layout_matches_the_space() -> None:
+    for preset, n, partnerships in TABLES:
+        e = raw_env(rules=preset, num_players=n, partnerships=partnerships)
+        enc = e.encoding
+        assert e.observation_space("player_0")["observation"].shape == (enc.obs_size,)
+        assert sum(b.size for b in enc.blocks) == enc.obs_size
