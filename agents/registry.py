@@ -1,31 +1,107 @@
-"""Agents by name, so every command line and config can name them with a string."""
+"""Agents by name, so every command line and config names them with a string.
+
+A spec is ``name`` or ``name:key=value,key=value`` (``"search:sims=200,time=0.5"``); values are
+read as int, float, ``true``/``false`` or text. A spec that names a file (a path ending in
+``.zip``) loads a learned agent from that checkpoint.
+
+>>> make_agent("greedy").name
+'greedy'
+>>> parse_spec("search:sims=200,time=0.5")
+('search', {'sims': 200, 'time': 0.5})
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from agents.base import Agent
-from agents.greedy import GreedyAgent
-from agents.random_agent import RandomAgent
-
-AGENTS: dict[str, Callable[[], Agent]] = {
-    "random": RandomAgent,
-    "greedy": GreedyAgent,
-}
-"""Agent names and their factories."""
 
 
 class UnknownAgentError(ValueError):
-    """An agent name that the registry does not know."""
+    """An agent spec that names no agent, or gives it a parameter it does not take."""
+
+
+_FACTORIES: dict[str, Callable[..., Agent]] = {}
+AGENTS = _FACTORIES
+"""Agent names and their factories (keyword parameters from the spec)."""
+
+
+def register(name: str, factory: Callable[..., Agent]) -> None:
+    """Make ``factory`` available as ``name`` in specs."""
+    _FACTORIES[name] = factory
+
+
+def _value(text: str) -> Any:
+    if text in ("true", "false"):
+        return text == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """Split ``name:key=value,...`` into the name and its parameters.
+
+    Raises:
+        UnknownAgentError: for a malformed parameter list.
+    """
+    name, _, rest = spec.partition(":")
+    params: dict[str, Any] = {}
+    if rest:
+        for item in rest.split(","):
+            key, eq, value = item.partition("=")
+            if not eq or not key.strip():
+                raise UnknownAgentError(
+                    f"bad agent spec {spec!r}: parameters are key=value, separated by commas"
+                )
+            params[key.strip()] = _value(value.strip())
+    return name.strip(), params
+
+
+def is_checkpoint(spec: str) -> bool:
+    """Whether ``spec`` names a learned agent's checkpoint file."""
+    return spec.endswith(".zip")
 
 
 def make_agent(spec: str) -> Agent:
-    """The agent named by ``spec`` (``"random"``, ``"greedy"``).
+    """The agent named by ``spec``.
 
     Raises:
-        UnknownAgentError: for a name the registry does not know.
+        UnknownAgentError: for a name the registry does not know, or a bad parameter.
+        FileNotFoundError: for a checkpoint path that does not exist.
     """
-    factory = AGENTS.get(spec)
+    if is_checkpoint(spec):
+        from agents.learned import load_learned  # type: ignore[import-not-found]
+
+        agent: Agent = load_learned(spec)
+        return agent
+    _load_builtins()
+    name, params = parse_spec(spec)
+    factory = _FACTORIES.get(name)
     if factory is None:
-        raise UnknownAgentError(f"unknown agent {spec!r} (choose from {', '.join(AGENTS)})")
-    return factory()
+        known = ", ".join(sorted(_FACTORIES))
+        raise UnknownAgentError(
+            f"unknown agent {name!r} (choose from {known}, or a checkpoint path ending in .zip)"
+        )
+    try:
+        made: Agent = factory(**params)
+        return made
+    except TypeError as e:
+        raise UnknownAgentError(f"bad parameters for agent {name!r}: {e}") from None
+    except ValueError as e:
+        raise UnknownAgentError(f"bad parameters for agent {name!r}: {e}") from None
+
+
+def known_agents() -> list[str]:
+    """The registered agent names."""
+    _load_builtins()
+    return sorted(_FACTORIES)
+
+
+def _load_builtins() -> None:
+    """Import the built-in agents (each registers itself)."""
+    import agents.builtin  # noqa: F401

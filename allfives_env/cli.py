@@ -66,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--agents",
         default="greedy,random",
-        help="comma-separated agent per seat, cycled (default: greedy,random)",
+        help="agent spec per seat, cycled, separated by commas (or by ';' when a spec has "
+        "parameters, e.g. 'search:sims=50;random'); default: greedy,random",
     )
     p.add_argument("--save", metavar="FILE", help="save the match as a game record")
     p.add_argument("--quiet", action="store_true", help="print only the result")
@@ -108,15 +109,15 @@ def _replay(path: str) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from agents.registry import AGENTS
+    from agents.registry import make_agent
     from allfives_env.demo import play_demo
 
-    names = [a.strip() for a in args.agents.split(",") if a.strip()]
+    names = [a.strip() for a in args.agents.split(";" if ";" in args.agents else ",")]
+    names = [a for a in names if a]
     if not names:
         return _fail("--agents names no agent")
     for name in names:
-        if name not in AGENTS:
-            return _fail(f"unknown agent {name!r} (choose from {', '.join(AGENTS)})")
+        make_agent(name)  # an unknown name fails here, before anything is printed
     if args.save is None:
         return play_demo(args.preset, args.players, names, args.seed, None, args.quiet, sys.stdout)
     with open(args.save, "w", encoding="utf-8") as save:  # an unwritable path fails before play
@@ -150,6 +151,8 @@ def _bench(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
+    from agents.registry import UnknownAgentError
+
     args = build_parser().parse_args(argv)
     try:
         if args.command == "replay":
@@ -158,7 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _demo(args)
         if args.command == "bench":
             return _bench(args)
-    except AllFivesError as e:
+    except (AllFivesError, UnknownAgentError) as e:
         return _fail(str(e))
     except BrokenPipeError:
         raise

@@ -18,7 +18,7 @@ actions. Between hands it waits for :meth:`Game.deal`.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 from typing import TYPE_CHECKING, NamedTuple
@@ -29,7 +29,7 @@ from allfives_env.deal import Deal, PreviousHand, check_deal, leader_choice, ran
 from allfives_env.errors import DealError, IllegalActionError, NotationError, RulesError
 from allfives_env.layout import Layout
 from allfives_env.rules import Rules
-from allfives_env.tiles import HIGH, IS_DOUBLE, LOW, PIPS, TILES, Tile, tiles_of
+from allfives_env.tiles import ALL_TILES_MASK, HIGH, IS_DOUBLE, LOW, PIPS, TILES, Tile, tiles_of
 
 if TYPE_CHECKING:
     from allfives_env.view import PlayerView
@@ -689,6 +689,79 @@ class Game:
         self._prev = PreviousHand(domino_seat, award.winner)
         self._phase = _HAND_OVER
         return result, None
+
+    @classmethod
+    def from_view(
+        cls,
+        view: PlayerView,
+        hands: Mapping[int, Sequence[int]],
+        boneyard: Sequence[int],
+    ) -> Game:
+        """A game in ``view``'s position with the unseen tiles placed as given (a *world*).
+
+        For search: ``hands`` gives every other seat's tiles and ``boneyard`` the draw order of
+        the rest; together with the viewer's hand and the table they must be the 28 tiles, with
+        the hand sizes the view shows. The world's hand log starts at this position (its deal
+        is the position, not the hand's real deal), so records of it are not meaningful.
+
+        Raises:
+            DealError: if the tiles or sizes disagree with the view.
+        """
+        r = view.rules
+        n = r.num_players
+        me = view.seat
+        all_hands: list[list[int]] = []
+        for seat in range(n):
+            tiles = [int(t) for t in (view.hand if seat == me else hands.get(seat, ()))]
+            if len(tiles) != view.hand_sizes[seat]:
+                raise DealError(
+                    f"seat {seat} holds {view.hand_sizes[seat]} tiles, not {len(tiles)}"
+                )
+            all_hands.append(tiles)
+        bone = [int(t) for t in boneyard]
+        if len(bone) != view.boneyard_size:
+            raise DealError(f"the boneyard holds {view.boneyard_size} tiles, not {len(bone)}")
+        placed = [t for h in all_hands for t in h] + bone
+        if len(set(placed)) != len(placed) or sum(1 << t for t in placed) != (
+            ALL_TILES_MASK & ~view.layout.on_table
+        ):
+            raise DealError("the hands and boneyard must be exactly the tiles off the table")
+        g = cls.__new__(cls)
+        g.rules = r
+        g._n = n
+        g._side = [r.side_of(s) for s in range(n)]
+        g._unit = r.unit
+        g._target = r.target
+        g._exact = r.exact_target
+        g._stop = r.stop_tiles
+        g._dwa = r.draw_when_able
+        g.layout = view.layout.clone()
+        g._hands = [sum(1 << t for t in h) for h in all_hands]
+        g._pips = [sum(PIPS[t] for t in h) for h in all_hands]
+        g._sizes = [len(h) for h in all_hands]
+        g._bone = bone
+        g._bpos = 0
+        g._phase = int(view.phase) if view.current_player is not None else _HAND_OVER
+        g._cur = view.current_player if view.current_player is not None else 0
+        g._drawn = int(view.drawn_tile) if view.drawn_tile is not None else -1
+        if g._phase == _DRAWN and g._drawn < 0:
+            g._phase = _PLAY  # another seat's pending drawn tile: it is (re)drawn in the world
+        g._turn_draws = view.draws_this_turn
+        g._forced_lead = int(view.required_lead) if view.required_lead is not None else -1
+        g._scores = list(view.scores)
+        g._voids = list(view.known_voids)
+        g._void_pending = view.known_voids[g._cur]
+        g._played = list(view.played)
+        deal = Deal(
+            tuple(tuple(TILES[t] for t in h) for h in all_hands),
+            tuple(TILES[t] for t in bone),
+            view.leader,
+        )
+        g._log = [HandLog(deal, view.leader, False, list(view.events))]
+        g._winners = None
+        g._prev = None
+        g._legal = None
+        return g
 
     # ================================================================ copies & text
 

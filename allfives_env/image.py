@@ -155,3 +155,40 @@ def render_image(game: Game) -> npt.NDArray[np.uint8]:
     draw.text((PAD, height - PAD - 28), f"tiles in hand:  {sizes}", fill=TEXT)
     draw.text((PAD, height - PAD - 14), f"boneyard {game.boneyard_size}", fill=TEXT)
     return np.asarray(img, dtype=np.uint8).copy()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m allfives_env.image OUT.png``: draw a seeded position to a PNG file."""
+    import argparse
+    import random
+
+    from PIL import Image
+
+    from allfives_env.game import Game
+    from allfives_env.rules import PRESETS, Rules
+
+    p = argparse.ArgumentParser(prog="python -m allfives_env.image", description=main.__doc__)
+    p.add_argument("out", help="the PNG file to write")
+    p.add_argument("--preset", choices=PRESETS, default="pagat")
+    p.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--moves", type=int, default=14, help="placements to play first (greedy)")
+    args = p.parse_args(argv)
+    from agents.greedy import GreedyAgent
+
+    rng = random.Random(args.seed)
+    game = Game(Rules.preset(args.preset, args.players), rng)
+    greedy = GreedyAgent()
+    placed = 0
+    while placed < args.moves and not game.is_hand_over:
+        seat = game.current_player
+        assert seat is not None
+        result = game.apply(greedy.act(game.view(seat), rng))
+        placed += result.action < 448
+    Image.fromarray(render_image(game)).save(args.out)
+    print(f"wrote {args.out}: {game!r}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -37,6 +37,7 @@ class PlayerView:
         draws_this_turn: tiles the player to act has drawn this turn.
         drawn_tile: the drawn tile this seat must place, if in phase ``DRAWN``.
         legal_actions: this seat's legal actions (empty unless it is to act).
+        required_lead: the tile the leader must lead, where the rules name it (public).
         known_voids: per seat, the 7-bit set of pip values it is publicly known not to hold.
         played: per seat, the tiles it has placed this hand (a tile mask).
         hand_number: the current hand, from 1.
@@ -58,6 +59,7 @@ class PlayerView:
     draws_this_turn: int
     drawn_tile: Tile | None
     legal_actions: tuple[Action, ...]
+    required_lead: Tile | None
     known_voids: tuple[int, ...]
     played: tuple[int, ...]
     hand_number: int
@@ -112,6 +114,7 @@ def player_view(game: Game, seat: int) -> PlayerView:
         draws_this_turn=game.draws_this_turn,
         drawn_tile=game.drawn_tile if me else None,
         legal_actions=tuple(game.legal_actions()) if me else (),
+        required_lead=game.required_lead,
         known_voids=tuple(game.void_bits(s) for s in range(n)),
         played=tuple(game.played_mask(s) for s in range(n)),
         hand_number=game.hand_number,

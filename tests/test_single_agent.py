@@ -20,14 +20,14 @@ def test_gymnasium_check_env(preset: str, n: int) -> None:
 
 
 def play(e: AllFivesSingleAgentEnv, seed: int) -> tuple[float, dict[str, Any], int]:
-    obs, info = e.reset(seed=seed)
+    _, info = e.reset(seed=seed)
     rng = random.Random(seed)
     total = 0.0
     steps = 0
     while True:
         assert np.array_equal(e.action_masks(), info["action_mask"])
         legal = np.flatnonzero(e.action_masks())
-        obs, reward, term, trunc, info = e.step(int(legal[rng.randrange(len(legal))]))
+        _, reward, term, trunc, info = e.step(int(legal[rng.randrange(len(legal))]))
         total += reward
         steps += 1
         if term or trunc:

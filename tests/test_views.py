@@ -7,7 +7,7 @@ import random
 import pytest
 from conftest import play, scripted_deal, scripted_game, with_hidden_tiles_reshuffled
 
-from allfives_env import PRESETS, Game, Phase, Rules
+from allfives_env import PRESETS, DealError, Game, Phase, Rules
 
 
 @pytest.mark.parametrize("preset", PRESETS)
@@ -107,3 +107,36 @@ def test_a_view_is_a_snapshot() -> None:
 
 def vars_of(view: object) -> list[object]:
     return [getattr(view, f) for f in view.__slots__]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_a_world_from_the_true_tiles_plays_like_the_game(preset: str) -> None:
+    rng = random.Random(preset)
+    game = Game(Rules.preset(preset, 3), rng)
+    for _ in range(7):
+        game.apply(game.legal_actions()[rng.randrange(len(game.legal_actions()))])
+    if game.is_hand_over:
+        return
+    seat = game.current_player
+    assert seat is not None
+    view = game.view(seat)
+    hidden = {s: game.hand(s) for s in range(3) if s != seat}
+    world = Game.from_view(view, hidden, game.boneyard)
+    assert world.legal_actions() == game.legal_actions()
+    while not game.is_hand_over:
+        legal = game.legal_actions()
+        a = legal[rng.randrange(len(legal))]
+        assert world.apply(a)[:3] == game.apply(a)[:3]
+    assert world.scores == game.scores
+
+
+def test_a_world_with_the_wrong_tiles_is_refused() -> None:
+    game = Game("pagat", random.Random(2))
+    seat = game.current_player
+    assert seat is not None
+    view = game.view(seat)
+    other = 1 - seat
+    with pytest.raises(DealError):
+        Game.from_view(view, {other: game.hand(other)[:-1]}, game.boneyard)
+    with pytest.raises(DealError):
+        Game.from_view(view, {other: game.hand(seat)}, game.boneyard)
