@@ -16,9 +16,10 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.base import Agent
+from agents.errors import AgentError
 
 
-class UnknownAgentError(ValueError):
+class UnknownAgentError(AgentError):
     """An agent spec that names no agent, or gives it a parameter it does not take."""
 
 
@@ -72,10 +73,10 @@ def make_agent(spec: str) -> Agent:
 
     Raises:
         UnknownAgentError: for a name the registry does not know, or a bad parameter.
-        FileNotFoundError: for a checkpoint path that does not exist.
+        CheckpointError: for a checkpoint path that is missing or not a checkpoint.
     """
     if is_checkpoint(spec):
-        from agents.learned import load_learned  # type: ignore[import-not-found]
+        from agents.learned import load_learned
 
         agent: Agent = load_learned(spec)
         return agent

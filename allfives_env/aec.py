@@ -82,6 +82,7 @@ class raw_env(AECEnv[str, dict[str, Any], int]):
         render_mode: str | None = None,
         max_cycles: int | None = DEFAULT_MAX_CYCLES,
         partnerships: bool | None = None,
+        action_features: bool = False,
     ):
         super().__init__()
         if isinstance(rules, Rules):
@@ -107,7 +108,9 @@ class raw_env(AECEnv[str, dict[str, Any], int]):
         if max_cycles is not None and (type(max_cycles) is not int or max_cycles < 1):
             raise EnvConfigError(f"max_cycles must be a positive int or None, not {max_cycles!r}")
         self.max_cycles = max_cycles
-        self.encoding = enc = Encoding(rules)
+        if type(action_features) is not bool:
+            raise EnvConfigError(f"action_features must be a bool, not {action_features!r}")
+        self.encoding = enc = Encoding(rules, action_features)
         self._zero_mask: MaskArray = np.zeros(enc.num_actions, np.int8)
         self._zero_mask.flags.writeable = False
         n = rules.num_players

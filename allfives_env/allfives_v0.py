@@ -25,7 +25,7 @@ up to a multiple of five, which scores that many points, and be the first side t
 ### Arguments
 
 ``env(num_players=None, rules="pagat", episode="match", reward="win", forced_actions="explicit",
-render_mode=None, max_cycles=10000, partnerships=None)``
+render_mode=None, max_cycles=10000, partnerships=None, action_features=False)``
 
 * `num_players`: 2, 3 or 4 (default 2, or the rules' own when `rules` is a `Rules`).
 * `rules`: a preset name (`pagat`, `spruce`, `dominoes_cc`, `pyatyorka`, `five_up`) or a
@@ -42,6 +42,9 @@ render_mode=None, max_cycles=10000, partnerships=None)``
   episode; `None` for no limit. PettingZoo's `max_cycles_test` assumes every agent acts once per
   cycle, which a turn-based game does not; the semantics here are one action per step.
 * `partnerships`: with a preset name and 4 players, `False` makes each play for himself.
+* `action_features`: append to the observation, for each placement the observer may make now, the
+  points it would score and the most the next player could score in reply (public information
+  that spares a learner the count's arithmetic; see `docs/spaces.md`).
 
 Bad arguments raise `EnvConfigError` (a `ValueError`) naming the argument.
 

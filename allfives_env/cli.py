@@ -5,6 +5,8 @@ Commands:
   demo            a seeded greedy-vs-random match, printed move by move
   bench engine    moves/s and hands/s of random legal games, per preset
   bench env       environment steps/s of random masked play (env() and raw_env())
+  eval            duplicate-deal matches between agents: win rates, CIs, ratings
+  play            play a match against agents in the terminal
 
 A user mistake (bad arguments, an invalid record, a missing file) prints one line on stderr and
 exits with status 2; nothing is printed on stdout and no traceback is shown.
@@ -94,6 +96,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="env: also time PettingZoo's connect_four_v3.env() in the same loop (needs pygame)",
     )
+    from agents.human import add_play_parser
+    from agents.tournament import add_eval_parser
+
+    add_eval_parser(sub)
+    add_play_parser(sub)
     return parser
 
 
@@ -151,7 +158,7 @@ def _bench(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
-    from agents.registry import UnknownAgentError
+    from agents.errors import AgentError
 
     args = build_parser().parse_args(argv)
     try:
@@ -161,7 +168,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _demo(args)
         if args.command == "bench":
             return _bench(args)
-    except (AllFivesError, UnknownAgentError) as e:
+        if args.command == "eval":
+            from agents.tournament import run_eval
+
+            return run_eval(args)
+        if args.command == "play":
+            from agents.human import run_play
+
+            return run_play(args)
+    except (AllFivesError, AgentError) as e:
         return _fail(str(e))
     except BrokenPipeError:
         raise

@@ -108,7 +108,14 @@ class Layout:
         """
         if self.lead_tile < 0:
             return 2 * LOW[tile] if IS_DOUBLE[tile] else LOW[tile] + HIGH[tile]
-        return self.clone().place(tile, slot)
+        # the same arithmetic as place(), without changing anything
+        v = self.value[slot]
+        count = self.count - self.contrib[slot]
+        f = self.face[slot]
+        if f >= 0 and self.sp_cov[f] == 1:  # this covers the spinner's second side
+            count -= 2 * self.sp_value[f]
+        # a double adds 2·v, as a new spinner (whose side counts 0) or as an ordinary end
+        return count + (2 * v if IS_DOUBLE[tile] else OTHER[tile][v])
 
     def spinner_counts(self, k: int) -> bool:
         """Whether spinner ``k`` still adds ``2·v`` to the count."""
@@ -159,8 +166,10 @@ class Layout:
         v = self.value[slot]
         far = OTHER[tile][v]
         count = self.count - self.contrib[slot]
-        chain = self.chains[slot]
-        chain.append((tile, v, far))
+        chains = self.chains
+        chain = chains[slot] if chains else None
+        if chain is not None:
+            chain.append((tile, v, far))
         self.on_table |= 1 << tile
         f = self.face[slot]
         if f >= 0:  # covering a free side of spinner f
@@ -184,7 +193,8 @@ class Layout:
         if IS_DOUBLE[tile]:
             if self.every or not self.sp_value:
                 self.count = count
-                self.face[slot] = self._new_spinner(v, 1, (slot, len(chain) - 1))
+                where = (slot, len(chain) - 1 if chain is not None else -1)
+                self.face[slot] = self._new_spinner(v, 1, where)
                 self.contrib[slot] = 0
                 return self.count
             self.face[slot] = -1
@@ -218,6 +228,30 @@ class Layout:
         return isinstance(other, Layout) and self.key() == other.key()
 
     __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def scratch(self) -> Layout:
+        """A copy for trying placements: counts and open places only, no tile chains.
+
+        Cheaper than :meth:`clone`; :meth:`line`, :meth:`key` and rendering need the chains.
+        """
+        c = Layout.__new__(Layout)
+        c.every = self.every
+        c.at_once = self.at_once
+        c.value = self.value[:]
+        c.face = self.face[:]
+        c.contrib = self.contrib[:]
+        c.open_slots = self.open_slots[:]
+        c.open_count = self.open_count[:]
+        c.open_bits = self.open_bits
+        c.count = self.count
+        c.sp_value = self.sp_value[:]
+        c.sp_cov = self.sp_cov[:]
+        c.sp_where = self.sp_where
+        c.chains = []
+        c.lead_tile = self.lead_tile
+        c.lead_west = self.lead_west
+        c.on_table = self.on_table
+        return c
 
     def clone(self) -> Layout:
         """An independent copy."""

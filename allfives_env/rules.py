@@ -108,6 +108,9 @@ class Rules:
 
     def __post_init__(self) -> None:
         _check(self)
+        if self.num_players != 4 and not self.partnerships:
+            # "partnerships: false changes nothing with 2-3 players": keep one config for it
+            object.__setattr__(self, "partnerships", True)
 
     @classmethod
     def preset(cls, name: str = "pagat", num_players: int = 2, **overrides: Any) -> Rules:

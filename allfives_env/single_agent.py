@@ -53,7 +53,7 @@ class AllFivesSingleAgentEnv(gym.Env[ObsArray, int]):
 
     Args:
         num_players, rules, episode, reward, forced_actions, render_mode, max_cycles,
-            partnerships: as for :func:`allfives_env.env`.
+            partnerships, action_features: as for :func:`allfives_env.env`.
         opponents: one opponent for every other seat, a sequence (one per other seat, in seat
             order), or a mapping seat → opponent. Default: ``"random"``.
         learner_seat: the learner's seat, or ``"random"`` to draw it at every reset.
@@ -80,6 +80,7 @@ class AllFivesSingleAgentEnv(gym.Env[ObsArray, int]):
         render_mode: str | None = None,
         max_cycles: int | None = 10_000,
         partnerships: bool | None = None,
+        action_features: bool = False,
     ):
         self.aec = raw_env(
             num_players=num_players,
@@ -90,6 +91,7 @@ class AllFivesSingleAgentEnv(gym.Env[ObsArray, int]):
             render_mode=render_mode,
             max_cycles=max_cycles,
             partnerships=partnerships,
+            action_features=action_features,
         )
         self.rules = self.aec.rules
         n = self.rules.num_players

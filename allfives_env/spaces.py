@@ -27,7 +27,17 @@ from allfives_env.actions import DRAW_ID, MAX_SLOTS, NUM_ACTIONS, PASS_ID
 from allfives_env.game import _DRAWN, _HAND_OVER, _LEAD, Game
 from allfives_env.layout import Layout
 from allfives_env.rules import Rules
-from allfives_env.tiles import IS_DOUBLE, NUM_TILES
+from allfives_env.tiles import (
+    ALL_TILES_MASK,
+    HIGH,
+    IS_DOUBLE,
+    LOW,
+    NUM_TILES,
+    OTHER,
+    VALUES_MASK,
+    tiles_of,
+)
+from allfives_env.view import PlayerView
 
 ObsArray = npt.NDArray[np.float32]
 MaskArray = npt.NDArray[np.int8]
@@ -49,9 +59,30 @@ class Block:
     meaning: str
 
 
-def observation_blocks(num_players: int, num_sides: int, num_slots: int) -> list[Block]:
+ACTION_POINTS_MEANING = (
+    "per placement action id (tile · S + slot), when the observer is to act and it is legal: "
+    "the points it would score now (as scored: 0 past an exact target) × unit / 60, clipped to 1"
+)
+ACTION_REPLIES_MEANING = (
+    "per placement action id, when legal for the observer: the most the next player could "
+    "score right after it, with any tile he may hold (one the observer cannot see, with no "
+    "half he is known to lack) — the count / 60, clipped to 1"
+)
+
+
+def observation_blocks(
+    num_players: int, num_sides: int, num_slots: int, action_features: bool = False
+) -> list[Block]:
     """The observation layout for a table of this shape, in order."""
     n, k, s = num_players, num_sides, num_slots
+    extra = (
+        [
+            Block("action_points", 28 * s, ACTION_POINTS_MEANING),
+            Block("action_replies", 28 * s, ACTION_REPLIES_MEANING),
+        ]
+        if action_features
+        else []
+    )
     return [
         Block("hand", 28, "1 if the tile (by id) is in the observer's hand"),
         Block("table", 28, "1 if the tile is on the table"),
@@ -89,6 +120,7 @@ def observation_blocks(num_players: int, num_sides: int, num_slots: int) -> list
         Block("to_act", n, "one-hot relative seat to act (all 0 when no one is)"),
         Block("draws_this_turn", 1, "tiles the player to act has drawn this turn / 28"),
         Block("leader", n, "one-hot relative seat that led this hand"),
+        *extra,
     ]
 
 
@@ -175,6 +207,8 @@ def _put_mask(out: ObsArray, at: int, mask: int) -> None:
 class _At:
     """Block offsets as attributes (faster than a dict on the hot path); absent blocks: -1."""
 
+    action_points: int = -1
+    action_replies: int = -1
     boneyard: int = -1
     boneyard_order: int = -1
     boneyard_size: int = -1
@@ -202,7 +236,7 @@ class Encoding:
         RulesError: never; ``rules`` is already validated.
     """
 
-    def __init__(self, rules: Rules):
+    def __init__(self, rules: Rules, action_features: bool = False):
         self.rules = rules
         n = self.num_players = rules.num_players
         k = self.num_sides = rules.num_sides
@@ -222,7 +256,8 @@ class Encoding:
         self.to_env[PASS_ID] = self.pass_
         self.to_engine[self.draw] = DRAW_ID
         self.to_engine[self.pass_] = PASS_ID
-        self.blocks = observation_blocks(n, k, s)
+        self.action_features = action_features
+        self.blocks = observation_blocks(n, k, s, action_features)
         self.obs_size = sum(b.size for b in self.blocks)
         self._o = _At(**_offsets(self.blocks))
         self.state_blocks_ = state_blocks(n, k, s)
@@ -235,7 +270,7 @@ class Encoding:
         o = self._o
         # observe() assembles hand … slots as bytes, then the tail: they must be contiguous
         assert o.hand == 0 and o.drawn + 28 == o.slots and o.slots + SLOT_FEATURES * s == o.count
-        self._tail_len = self.obs_size - o.count
+        self._tail_len = self.obs_size - o.count - (56 * s if action_features else 0)
         self._count_piece: dict[int, bytes] = {}
         self._score_cache: tuple[tuple[float, ...], bytes] = ((), b"")
         self._rest_piece: dict[int, bytes] = {}
@@ -259,6 +294,19 @@ class Encoding:
             sides.append(order)
         self._sides = sides
         self._target = float(rules.target)
+
+    def block_range(self, name: str) -> tuple[int, int]:
+        """The observation indices ``[start, end)`` of block ``name``.
+
+        Raises:
+            KeyError: if the observation has no such block.
+        """
+        at = 0
+        for b in self.blocks:
+            if b.name == name:
+                return at, at + b.size
+            at += b.size
+        raise KeyError(name)
 
     # ------------------------------------------------------------------ actions
 
@@ -354,6 +402,80 @@ class Encoding:
         parts.append(piece)
         return parts
 
+    def _action_features(self, game: Game, seat: int) -> bytes:
+        """The ``action_points`` and ``action_replies`` blocks (public: hand, table, voids)."""
+        size = NUM_TILES * self.num_slots
+        points = [0.0] * size
+        replies = [0.0] * size
+        if game.current_player == seat:
+            lay = game.layout
+            unit = game._unit
+            room = game._target - game._scores[game._side[seat]] if game._exact else 1 << 30
+            s = self.num_slots
+            nxt = (seat + 1) % game._n
+            # tiles the next player may hold: unseen by the observer, and no half he lacks
+            maybe = ALL_TILES_MASK & ~game._hands[seat] & ~lay.on_table
+            maybe &= ~VALUES_MASK[game._voids[nxt]]
+            # by_residue[v][r]: the largest amount a reply on an end showing v adds (the other
+            # half, or 2v for the double), among amounts ≡ r (mod 5); -1 if none
+            by_residue = [[-1] * 5 for _ in range(7)]
+            m = maybe
+            while m:
+                low = m & -m
+                m ^= low
+                t = low.bit_length() - 1
+                for v in (LOW[t], HIGH[t]):
+                    add = 2 * v if IS_DOUBLE[t] else OTHER[t][v]
+                    row = by_residue[v]
+                    if add > row[add % 5]:
+                        row[add % 5] = add
+            for a in game.legal_actions():
+                if a >= DRAW_ID:
+                    continue
+                tile, slot = a >> 4, a & 15
+                i = tile * s + slot
+                count = lay.count_after(tile, slot)
+                if count and count % 5 == 0 and count // unit <= room:
+                    points[i] = min(count / 60.0, 1.0)
+                after = lay.scratch()
+                if after.is_empty:
+                    after.lead(tile, slot == 1)
+                else:
+                    after.place(tile, slot)
+                # the best reply: count_after()'s arithmetic, with the best addition that
+                # makes a multiple of 5 looked up by residue
+                best = 0
+                value, contrib, face = after.value, after.contrib, after.face
+                sp_cov, sp_value = after.sp_cov, after.sp_value
+                for s2 in after.open_slots:
+                    v = value[s2]
+                    base = after.count - contrib[s2]
+                    f = face[s2]
+                    if f >= 0 and sp_cov[f] == 1:
+                        base -= 2 * sp_value[f]
+                    add = by_residue[v][-base % 5]
+                    if add >= 0 and base + add > best:
+                        best = base + add
+                replies[i] = min(best / 60.0, 1.0)
+        return _floats(points) + _floats(replies)
+
+    def observe_view(self, view: PlayerView) -> ObsArray:
+        """The observation of ``view``'s seat, from the view alone (for agents).
+
+        Equal to :meth:`observe` of the game the view came from: the unseen tiles, which the
+        observation does not show, are dealt out in id order to build a stand-in game.
+        """
+        unseen = tiles_of(view.unseen_mask)
+        hands: dict[int, list[int]] = {}
+        at = 0
+        for seat in range(view.rules.num_players):
+            if seat != view.seat:
+                k = view.hand_sizes[seat]
+                hands[seat] = [int(t) for t in unseen[at : at + k]]
+                at += k
+        world = Game.from_view(view, hands, [int(t) for t in unseen[at:]])
+        return self.observe(world, view.seat)
+
     def observe(self, game: Game, seat: int) -> ObsArray:
         """The observation vector of ``seat`` (float32, :attr:`obs_size` entries)."""
         seats = self._seats[seat]
@@ -367,6 +489,8 @@ class Encoding:
         # another seat's drawn tile shows as plain play: whether it fits is not yet known
         shown = 0 if phase == _LEAD else 2 if mine else 1 if phase < _HAND_OVER else -1
         parts += self._tail(game, seats, self._sides[seat], shown)
+        if self.action_features:
+            parts.append(self._action_features(game, seat))
         out: ObsArray = np.frombuffer(bytearray(b"".join(parts)), np.float32)
         return out
 
@@ -455,6 +579,18 @@ def spaces_markdown() -> str:
             size = sum(b.size for b in blocks)
             out += ["", f"## Observation: {title}, {s} slots ({size} entries, float32)", ""]
             out.append(table(blocks))
+    out += [
+        "",
+        "## Optional blocks: `action_features=True`",
+        "",
+        "With `action_features=True` (an argument of the environments) the observation ends",
+        "with two more blocks of 28 · S entries each, indexed like the action ids. Both are",
+        "public (from the observer's hand, the table and the known voids) and spare a learner",
+        "the count's arithmetic:",
+        "",
+        f"- `action_points`: {ACTION_POINTS_MEANING}.",
+        f"- `action_replies`: {ACTION_REPLIES_MEANING}.",
+    ]
     for s in (4, 16):
         for title, n, k in shapes:
             blocks = state_blocks(n, k, s)

@@ -19,8 +19,9 @@ def readme_commands() -> list[str]:
 
 def test_readme_has_the_main_job_and_the_test_command() -> None:
     main_job, tests = readme_commands()
-    assert "allfives demo" in main_job or "train.py" in main_job
+    assert main_job.endswith("python train.py")
     assert tests.endswith("python -m pytest -q")
+    assert main_job.rsplit("&&", 1)[0] == tests.rsplit("&&", 1)[0]  # the same setup
 
 
 def test_ci_runs_the_readme_test_command() -> None:

@@ -236,11 +236,13 @@ def _render_human(e: Any) -> str:
     return out.getvalue()
 
 
-@pytest.mark.parametrize(("preset", "n"), [("pagat", 2), ("five_up", 4), ("pyatyorka", 3)])
-def test_no_leak_observations_masks_infos_renders(preset: str, n: int) -> None:
+@pytest.mark.parametrize(
+    ("preset", "n", "features"), [("pagat", 2, True), ("five_up", 4, True), ("pyatyorka", 3, False)]
+)
+def test_no_leak_observations_masks_infos_renders(preset: str, n: int, features: bool) -> None:
     rng = random.Random(preset)
-    e = raw_env(rules=preset, num_players=n, render_mode="human")
-    twin = raw_env(rules=preset, num_players=n, render_mode="human")
+    e = raw_env(rules=preset, num_players=n, render_mode="human", action_features=features)
+    twin = raw_env(rules=preset, num_players=n, render_mode="human", action_features=features)
     pic = raw_env(rules=preset, num_players=n, render_mode="rgb_array")
     pic_twin = raw_env(rules=preset, num_players=n, render_mode="rgb_array")
     e.reset(seed=3)
@@ -432,3 +434,58 @@ def test_observation_layout_matches_the_space() -> None:
         enc = e.encoding
         assert e.observation_space("player_0")["observation"].shape == (enc.obs_size,)
         assert sum(b.size for b in enc.blocks) == enc.obs_size
+
+
+def _brute_features(game: Any, seat: int, s: int) -> tuple[list[float], list[float]]:
+    """action_points and action_replies by brute force: place, then try every reply."""
+    from allfives_env.tiles import ALL_TILES_MASK, tiles_of
+
+    points = [0.0] * (28 * s)
+    replies = [0.0] * (28 * s)
+    if game.current_player != seat:
+        return points, replies
+    nxt = (seat + 1) % game.rules.num_players
+    unseen = ALL_TILES_MASK & ~game.hand_mask(seat) & ~game.layout.on_table
+    for a in game.legal_actions():
+        if a >= 448:
+            continue
+        world = game.layout.clone()
+        count = world.lead(a >> 4, a & 15 == 1) if world.is_empty else world.place(a >> 4, a & 15)
+        unit = game.rules.unit
+        side = game.rules.side_of(seat)
+        room = game.rules.target - game.scores[side] if game.rules.exact_target else 10**9
+        i = (a >> 4) * s + (a & 15)
+        if count and count % 5 == 0 and count // unit <= room:
+            points[i] = min(count / 60, 1.0)
+        best = 0
+        for t in tiles_of(unseen):
+            if any(t.low == v or t.high == v for v in game.known_voids(nxt)):
+                continue
+            for slot in world.open_slots:
+                if world.fits(t, slot):
+                    c = world.clone().place(t, slot)
+                    if c > best and c % 5 == 0:
+                        best = c
+        replies[i] = min(best / 60, 1.0)
+    return points, replies
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_action_features_match_brute_force(preset: str) -> None:
+    rng = random.Random(preset)
+    for n in (2, 3, 4):
+        enc = Encoding(Rules.preset(preset, n), action_features=True)
+        from allfives_env import Game
+
+        game = Game(Rules.preset(preset, n), rng)
+        a0, a1 = enc.block_range("action_points")
+        r0, r1 = enc.block_range("action_replies")
+        while not game.is_hand_over:
+            seat = game.current_player
+            obs = enc.observe(game, seat)
+            points, replies = _brute_features(game, seat, enc.num_slots)
+            assert np.allclose(obs[a0:a1], points) and np.allclose(obs[r0:r1], replies)
+            other = (seat + 1) % n
+            assert not enc.observe(game, other)[a0:r1].any()
+            legal = game.legal_actions()
+            game.apply(legal[rng.randrange(len(legal))])

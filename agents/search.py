@@ -1,0 +1,159 @@
+"""The search agent: determinized Monte Carlo search (perfect-information Monte Carlo, PIMC).
+
+For each simulation round a *world* is sampled from the view (:func:`agents.sampler.sample_world`:
+the unseen tiles dealt consistently with everything public) and built with
+:meth:`Game.from_view`. Every candidate action is then tried in that same world (common random
+numbers: the same world and the same rollout seed for each action, so their difference is not
+drowned in deal noise): the action is applied and the rest of the hand is played out by a fast
+rollout policy for every seat.
+
+A simulation is worth the viewer's side's points gained from now to the end of the hand (the
+hand award included) minus the mean of the other sides' gains. If a side reaches its target
+during the rollout, the match ends there and the winner's side gets :data:`WIN_BONUS` times the
+target (a loss costs as much). The action with the highest mean wins; ties go to the heavier
+tile, then the lower action id.
+
+Rollout policies: ``greedy`` (the placement that scores most now, exact target respected,
+random tie-breaks; never draws by choice) and ``heuristic`` (:mod:`agents.heuristic` for every
+seat, from that seat's knowledge of the world; much slower).
+"""
+
+from __future__ import annotations
+
+import random
+import time as _time
+
+from agents.heuristic import Position, choose
+from agents.sampler import sample_world
+from allfives_env.actions import DRAW_ID, Action
+from allfives_env.game import Game
+from allfives_env.tiles import PIPS
+from allfives_env.view import PlayerView
+
+WIN_BONUS = 1.0
+"""Worth of winning the match in a rollout, as a multiple of the target (losing: minus it)."""
+HEAVY_TIES = False
+ROLLOUTS = ("greedy", "heuristic")
+"""The rollout policies."""
+
+
+def greedy_step(game: Game, rng: random.Random) -> Action:
+    """The rollout's greedy choice: most points now (exact target respected), random ties."""
+    legal = game.legal_actions()
+    if len(legal) == 1:
+        return legal[0]
+    lay = game.layout
+    rules = game.rules
+    unit = rules.unit
+    exact = rules.exact_target
+    seat = game.current_player
+    assert seat is not None
+    room = rules.target - game.scores[rules.side_of(seat)]
+    best = -1.0
+    pick = legal[0]
+    ties = 0
+    empty = lay.is_empty
+    for a in legal:
+        if a >= DRAW_ID:
+            continue
+        t = a >> 4
+        count = PIPS[t] if empty else lay.count_after(t, a & 15)
+        pts = count // unit if count and count % 5 == 0 else 0
+        if pts >= room:
+            pts = 0 if exact and pts > room else 10_000
+        if HEAVY_TIES:
+            pts = pts * 16 + PIPS[t]
+        if pts > best:
+            best, pick, ties = pts, a, 1
+        elif pts == best:
+            ties += 1
+            if rng.randrange(ties) == 0:
+                pick = a
+    return pick
+
+
+def heuristic_step(game: Game, rng: random.Random) -> Action:
+    """The rollout's heuristic choice (:func:`agents.heuristic.choose` for the player to act)."""
+    legal = game.legal_actions()
+    if len(legal) == 1:
+        return legal[0]
+    return choose(Position.of_game(game), legal)
+
+
+class SearchAgent:
+    """Determinized Monte Carlo search over the legal actions (see the module docstring).
+
+    Args:
+        sims: simulation rounds per move (each samples one world for every candidate).
+        time: a budget in seconds per move; the search stops after the round that spends it
+            (at least one round). Unset: exactly ``sims`` rounds, deterministic under a seed.
+        rollout: the rollout policy, ``"greedy"`` or ``"heuristic"``.
+
+    Raises:
+        ValueError: for ``sims`` below 1, a ``time`` that is not positive, or an unknown
+            ``rollout``.
+    """
+
+    name = "search"
+
+    def __init__(self, sims: int = 100, time: float | None = None, rollout: str = "greedy"):
+        if type(sims) is not int or sims < 1:
+            raise ValueError(f"sims must be an int of at least 1, not {sims!r}")
+        if time is not None and (
+            isinstance(time, bool) or not isinstance(time, int | float) or not time > 0
+        ):
+            raise ValueError(f"time must be a positive number of seconds, not {time!r}")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, not {rollout!r}")
+        self.sims = sims
+        self.time = None if time is None else float(time)
+        self.rollout = rollout
+        self._step = greedy_step if rollout == "greedy" else heuristic_step
+
+    def __repr__(self) -> str:
+        return f"SearchAgent(sims={self.sims}, time={self.time}, rollout={self.rollout!r})"
+
+    def act(self, view: PlayerView, rng: random.Random) -> Action:
+        """The action with the best mean simulated outcome."""
+        legal = view.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        totals = self.evaluate(view, rng)
+        best = max(
+            range(len(legal)),
+            key=lambda i: (totals[i], PIPS[legal[i] >> 4] if legal[i] < DRAW_ID else -1, -legal[i]),
+        )
+        return legal[best]
+
+    def evaluate(self, view: PlayerView, rng: random.Random) -> list[float]:
+        """Each legal action's summed simulation value (same order as ``view.legal_actions``)."""
+        legal = view.legal_actions
+        rules = view.rules
+        side = view.side
+        sides = rules.num_sides
+        start = view.scores
+        bonus = WIN_BONUS * rules.target
+        step = self._step
+        totals = [0.0] * len(legal)
+        deadline = None if self.time is None else _time.perf_counter() + self.time
+        for _ in range(self.sims):
+            hands, boneyard = sample_world(view, rng)
+            world = Game.from_view(view, hands, boneyard)
+            seed = rng.getrandbits(64)
+            for i, action in enumerate(legal):
+                game = world.clone()
+                game.apply(action)
+                roll = random.Random(seed)
+                while not game.is_hand_over:
+                    game.apply(step(game, roll))
+                scores = game.scores
+                mine = scores[side] - start[side]
+                others = sum(scores[s] - start[s] for s in range(sides) if s != side)
+                value = mine - others / (sides - 1)
+                winners = game.winners
+                if winners is not None:
+                    value += bonus if side in winners else -bonus
+                totals[i] += value
+            if deadline is not None and _time.perf_counter() >= deadline:
+                break
+        return totals

@@ -1,0 +1,275 @@
+"""Agents: legal play in every preset, determinism, the world sampler, the registry."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import random
+from collections import Counter
+
+import pytest
+from conftest import scripted_deal, with_hidden_tiles_reshuffled
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents import (
+    Agent,
+    GreedyAgent,
+    HeuristicAgent,
+    RandomAgent,
+    SearchAgent,
+    UnknownAgentError,
+    known_agents,
+    make_agent,
+    sample_world,
+)
+from agents.sampler import allowed_masks
+from allfives_env import PRESETS, Game, Phase, PlayerView, Rules
+from allfives_env.actions import DRAW_ID
+from allfives_env.tiles import VALUES_MASK, mask_of
+
+
+def all_agents() -> list[Agent]:
+    return [RandomAgent(), GreedyAgent(), HeuristicAgent(), SearchAgent(sims=2)]
+
+
+def positions(preset: str, n: int, seed: int, moves: int) -> list[Game]:
+    """Copies of a randomly played match after each of its first ``moves`` actions."""
+    rng = random.Random(seed)
+    game = Game(Rules.preset(preset, n), rng)
+    out = []
+    while len(out) < moves and not game.is_match_over:
+        if game.is_hand_over:
+            game.deal(rng)
+            continue
+        out.append(game.clone())
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
+    return out
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_agents_play_only_legal_actions(preset: str, n: int) -> None:
+    rng = random.Random(f"legal {preset} {n}")
+    game = Game(Rules.preset(preset, n), rng)
+    agents = all_agents()
+    seats = [agents[(s + n) % len(agents)] for s in range(n)]  # a different mix per count
+    moves = 0
+    while not game.is_match_over and moves < 160:
+        if game.is_hand_over:
+            game.deal(rng)
+            continue
+        seat = game.current_player
+        assert seat is not None
+        view = game.view(seat)
+        for agent in agents:  # every agent answers every position
+            action = agent.act(view, random.Random(moves))
+            assert action in view.legal_actions, (agent.name, action, view.legal_actions)
+            if agent.name in ("greedy", "heuristic") and view.legal_actions[0] < DRAW_ID:
+                assert action < DRAW_ID  # never draws by choice (five_up's draw-when-able)
+        game.apply(seats[seat].act(view, rng))
+        moves += 1
+
+
+@pytest.mark.parametrize("agent", all_agents(), ids=lambda a: a.name)
+def test_agents_are_deterministic_under_a_seed(agent: Agent) -> None:
+    for game in positions("pagat", 4, seed=7, moves=30)[::3]:
+        view = game.view(game.current_player or 0)
+        if not view.legal_actions:
+            continue
+        first = agent.act(view, random.Random(11))
+        assert all(agent.act(view, random.Random(11)) == first for _ in range(2))
+
+
+@pytest.mark.parametrize("agent", all_agents(), ids=lambda a: a.name)
+def test_agents_do_not_see_hidden_tiles(agent: Agent) -> None:
+    rng = random.Random(3)
+    for game in positions("five_up", 3, seed=5, moves=24)[1::4]:
+        seat = game.current_player
+        assert seat is not None
+        other = with_hidden_tiles_reshuffled(game, seat, rng)
+        a, b = game.view(seat), other.view(seat)
+        assert a == b
+        assert agent.act(a, random.Random(1)) == agent.act(b, random.Random(1))
+
+
+def test_search_returns_a_forced_action_at_once() -> None:
+    for game in positions("pagat", 2, seed=1, moves=60):
+        view = game.view(game.current_player or 0)
+        if len(view.legal_actions) == 1:
+            rng = random.Random(0)
+            state = rng.getstate()
+            assert SearchAgent(sims=50).act(view, rng) == view.legal_actions[0]
+            assert rng.getstate() == state  # nothing was simulated
+            return
+    pytest.fail("no forced position found")
+
+
+def test_exact_target_takes_the_winning_score_not_the_larger_one() -> None:
+    # five_up: side 0 has 60 of 61. Leading 5-0 (count 5 = 1) wins; 5-5 or 6-4 (count 10 = 2)
+    # would pass 61 and score nothing. Greedy takes the larger count; the others must not.
+    hands = [["5-5", "6-4", "0-5", "1-2", "2-4"], ["0-0", "1-1", "2-2", "3-3", "4-4"]]
+    rules = Rules.preset("five_up", 2)
+    game = Game(rules, deal=scripted_deal(rules, hands), scores=[60, 0])
+    assert game.scores == (60, 0)
+    view = game.view(0)
+    assert str(GreedyAgent().act(view, random.Random(0))) in ("5-5 W", "4-6 W")
+    for agent in (HeuristicAgent(), SearchAgent(sims=8)):
+        assert str(agent.act(view, random.Random(0))) == "0-5 W", agent.name
+
+
+# ------------------------------------------------------------------ the world sampler
+
+
+def check_world(view: PlayerView, hands: dict[int, list[int]], boneyard: list[int]) -> None:
+    """``hands`` and ``boneyard`` agree with everything ``view`` shows."""
+    n = view.rules.num_players
+    assert sorted(hands) == [s for s in range(n) if s != view.seat]
+    dealt = [t for h in hands.values() for t in h] + list(boneyard)
+    assert len(dealt) == len(set(dealt))
+    assert mask_of(dealt) == view.unseen_mask
+    assert len(boneyard) == view.boneyard_size
+    for s, h in hands.items():
+        assert len(h) == view.hand_sizes[s]
+        assert not mask_of(h) & VALUES_MASK[view.known_voids[s]], (s, h, view.known_voids)
+    if view.phase == Phase.LEAD and view.required_lead is not None:
+        assert view.required_lead in (
+            view.hand if view.current_player == view.seat else hands[view.current_player or 0]
+        )
+    world = Game.from_view(view, hands, boneyard)
+    seen = world.view(view.seat)
+    assert seen.hand == view.hand
+    assert seen.layout == view.layout
+    assert seen.hand_sizes == view.hand_sizes
+    assert seen.known_voids == view.known_voids
+    assert seen.legal_actions == view.legal_actions
+    assert seen.scores == view.scores
+    for s, h in hands.items():
+        assert world.hand_mask(s) == mask_of(h)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    preset=st.sampled_from(PRESETS),
+    n=st.sampled_from([2, 3, 4]),
+    seed=st.integers(0, 10**6),
+    moves=st.integers(0, 80),
+    seat=st.integers(0, 3),
+    tries=st.sampled_from([0, 6]),
+)
+def test_sampled_worlds_agree_with_the_view(
+    preset: str, n: int, seed: int, moves: int, seat: int, tries: int
+) -> None:
+    games = positions(preset, n, seed, moves + 1)
+    view = games[-1].view(seat % n)
+    rng = random.Random(seed)
+    for _ in range(3):
+        hands, boneyard = sample_world(view, rng, tries=tries)
+        check_world(view, {s: list(h) for s, h in hands.items()}, list(boneyard))
+
+
+def test_the_sampler_reads_only_the_view() -> None:
+    rng = random.Random(9)
+    checked = 0
+    for preset, n in itertools.product(PRESETS, [2, 3, 4]):
+        for game in positions(preset, n, seed=checked, moves=50)[5::9]:
+            for seat in range(n):
+                if seat == game.current_player and game.phase == Phase.DRAWN:
+                    continue
+                other = with_hidden_tiles_reshuffled(game, seat, rng)
+                assert mask_of(game.hand(seat)) == mask_of(other.hand(seat))
+                a, b = game.view(seat), other.view(seat)
+                for tries in (0, 6):
+                    assert sample_world(a, random.Random(4), tries=tries) == sample_world(
+                        b, random.Random(4), tries=tries
+                    )
+                checked += 1
+    assert checked > 100
+
+
+def consistent_worlds(view: PlayerView, cap: int) -> set[tuple[frozenset[int], ...]]:
+    """Every consistent world by its hands (other seats in order), or ``cap`` + 1 of them."""
+    allowed = allowed_masks(view)
+    others = sorted(allowed)
+    worlds: set[tuple[frozenset[int], ...]] = set()
+
+    def deal(i: int, left: frozenset[int], got: tuple[frozenset[int], ...]) -> None:
+        if i == len(others):
+            worlds.add(got)
+            return
+        ok = sorted(t for t in left if allowed[others[i]] >> t & 1)
+        for h in itertools.combinations(ok, view.hand_sizes[others[i]]):
+            if len(worlds) > cap:
+                return
+            deal(i + 1, left - set(h), (*got, frozenset(h)))
+
+    deal(0, frozenset(t for t in range(28) if view.unseen_mask >> t & 1), ())
+    return worlds
+
+
+def constrained_view() -> tuple[PlayerView, set[tuple[frozenset[int], ...]]]:
+    """A 4-player view in which two other seats have known voids, with few worlds."""
+    for seed in range(300):
+        for game in positions("pagat", 4, seed, 60):
+            view = game.view(0)
+            allowed = allowed_masks(view)
+            voided = [s for s in allowed if allowed[s] != view.unseen_mask and view.hand_sizes[s]]
+            if len(voided) >= 2 and view.unseen_mask.bit_count() <= 10:
+                worlds = consistent_worlds(view, 200)
+                if 10 <= len(worlds) <= 200:
+                    return view, worlds
+    raise AssertionError("no constrained position found")
+
+
+def test_the_exact_method_is_uniform() -> None:
+    view, worlds = constrained_view()
+    rng = random.Random(0)
+    per_world = 30
+    seen = Counter(
+        tuple(frozenset(h) for _, h in sorted(sample_world(view, rng, tries=0)[0].items()))
+        for _ in range(per_world * len(worlds))
+    )
+    assert set(seen) == worlds
+    chi2 = sum((seen[w] - per_world) ** 2 / per_world for w in worlds)
+    dof = len(worlds) - 1
+    assert chi2 < dof + 5 * (2 * dof) ** 0.5  # a uniform draw; about 5 sigma of slack
+
+
+def test_a_contradictory_view_is_refused() -> None:
+    view, _ = constrained_view()
+    everything = (1 << 7) - 1
+    bad = dataclasses.replace(view, known_voids=(0, everything, everything, everything))
+    with pytest.raises(ValueError, match="no deal"):
+        sample_world(bad, random.Random(0))
+
+
+# ------------------------------------------------------------------ the registry
+
+
+def test_the_registry_builds_the_new_agents() -> None:
+    assert {"heuristic", "search"} <= set(known_agents())
+    assert isinstance(make_agent("heuristic"), HeuristicAgent)
+    agent = make_agent("search:sims=5")
+    assert isinstance(agent, SearchAgent) and agent.sims == 5 and agent.time is None
+    agent = make_agent("search:sims=7,time=0.5,rollout=heuristic")
+    assert isinstance(agent, SearchAgent)
+    assert (agent.sims, agent.time, agent.rollout) == (7, 0.5, "heuristic")
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["search:depth=3", "search:sims=0", "search:sims=2.5", "search:time=-1",
+     "search:rollout=fast", "heuristic:sims=3"],
+)  # fmt: skip
+def test_the_registry_rejects_bad_parameters(spec: str) -> None:
+    with pytest.raises(UnknownAgentError):
+        make_agent(spec)
+
+
+def test_a_time_budget_stops_the_search() -> None:
+    game = positions("pagat", 2, seed=2, moves=3)[-1]
+    view = game.view(game.current_player or 0)
+    assert len(view.legal_actions) > 1
+    action = SearchAgent(sims=10**6, time=0.05).act(view, random.Random(0))
+    assert action in view.legal_actions
