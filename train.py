@@ -431,8 +431,10 @@ def make_callback(cfg: Config, run: Run, pool: OpponentPool, timer: Any) -> Any:
                     dynamic_ncols=True,
                     file=sys.stderr,
                 )
-            self.rollout_started = time.perf_counter()
             self.update_started: float | None = None
+            if self.model.num_timesteps == 0 and not run.history:
+                self.evaluate(0)  # the untrained policy: where the learning curve starts
+            self.rollout_started = time.perf_counter()
 
         def _on_rollout_start(self) -> None:
             # the previous rollout's update is done: a clean point to resume from
@@ -458,24 +460,28 @@ def make_callback(cfg: Config, run: Run, pool: OpponentPool, timer: Any) -> Any:
                 pool.add(MlpPolicy.from_sb3(self.model))
                 run.next_snapshot += cfg.snapshot_every
             if steps >= run.next_eval or steps >= cfg.total_timesteps:
-                t0 = time.perf_counter()
-                write_checkpoint(self.model, run.latest, run.spec())
-                result = evaluate_checkpoint(
-                    cfg, run.latest, cfg.eval_opponents, cfg.eval_matches, cfg.seed + steps
-                )
-                score = float(np.mean([r["win_rate"] for r in result.values()]))
-                entry = {"step": steps, "results": result, "score": score, "time": time.time()}
-                run.history.append(entry)
-                for spec, r in result.items():
-                    self.logger.record(f"eval/win_rate_vs_{spec}", r["win_rate"])
-                if score > run.best_score:
-                    run.best_score = score
-                    shutil.copyfile(run.latest, run.best)
+                self.evaluate(steps)
                 run.next_eval += cfg.eval_every
-                run.timing["eval"] += time.perf_counter() - t0
-                if self.bar is not None:
-                    self.bar.set_postfix({s: f"{r['win_rate']:.2f}" for s, r in result.items()})
             self.update_started = time.perf_counter()
+
+        def evaluate(self, steps: int) -> None:
+            """Evaluate the current policy; keep it as best.zip if it is the best so far."""
+            t0 = time.perf_counter()
+            write_checkpoint(self.model, run.latest, run.spec())
+            result = evaluate_checkpoint(
+                cfg, run.latest, cfg.eval_opponents, cfg.eval_matches, cfg.seed + steps
+            )
+            score = float(np.mean([r["win_rate"] for r in result.values()]))
+            entry = {"step": steps, "results": result, "score": score, "time": time.time()}
+            run.history.append(entry)
+            for spec, r in result.items():
+                self.logger.record(f"eval/win_rate_vs_{spec}", r["win_rate"])
+            if score > run.best_score:
+                run.best_score = score
+                shutil.copyfile(run.latest, run.best)
+            run.timing["eval"] += time.perf_counter() - t0
+            if self.bar is not None:
+                self.bar.set_postfix({s: f"{r['win_rate']:.2f}" for s, r in result.items()})
 
         def _on_training_end(self) -> None:
             if self.update_started is not None:

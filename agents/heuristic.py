@@ -3,28 +3,32 @@
 Each legal placement is scored in *pip-equivalents* (points times the rules' unit, so a five_up
 count of 15 is worth 15 like a pagat one) and the best is played:
 
-``value = now − W_OPP·threat + W_PARTNER·assist − W_SHED·danger·(pips kept) + W_VARIETY·values
-+ W_DOUBLE·[double] − W_STUCK·[no follow-up] + W_OPP_DRAW·P(opponent cannot follow)
-− W_PARTNER_STUCK·P(partner cannot follow)``
+``value = W_NOW·now − W_OPP·threat + W_OPP_DRAW·P(opponent stuck) + W_SETUP·setup
+− W_SHED·danger·(pips kept) + W_VARIETY·values + W_DOUBLE·[double] − W_STUCK·[no follow-up]
++ W_PARTNER·assist − W_PARTNER_STUCK·P(partner stuck)``
 
 * ``now`` — the points the placement scores, through the match rules: a score that would pass
   an exact target (five_up) is worth nothing, and one that reaches the target is worth
   :data:`WIN`.
 * ``threat`` — what the next opponent may score in reply. From the tiles he might hold (the
   unseen ones minus his known voids) each fitting tile's best reply is valued like ``now`` (for
-  his side), and the expected best reply is taken with each tile held independently with
-  probability ``q`` = his hand size ÷ the tiles he might hold: ``Σ vᵢ·q·(1−q)^(i−1)`` over the
-  replies sorted best first.
-* ``assist`` (4-player partnerships) — the same expectation for the partner, who plays after the
-  next opponent, on the layout this placement leaves.
+  his side, so his reaching the target costs :data:`WIN`), and the expected best reply is taken
+  with each tile held independently with probability ``q`` = his hand size ÷ the tiles he might
+  hold: ``Σ vᵢ·q·(1−q)^(i−1)`` over the replies sorted best first.
+* ``P(opponent stuck)`` — the chance that no tile of his fits, ``(1−q)^k`` over the ``k``
+  fitting tiles he might hold: he must draw (more pips to be caught with) or pass.
+* ``setup`` — the best score our remaining tiles would have on the layout left (if the
+  opponent leaves it alone).
 * ``danger`` — how likely the hand ends soon, from the smallest hand among the opponents
-  (:data:`DANGER`); the heavier the tile, the more shedding it is worth.
+  (:data:`DANGER`): the heavier the tile, the more shedding it is worth.
 * ``values`` — distinct pip values left in hand (variety keeps future placements open).
 * ``[double]`` — doubles have one value and are hard to place, so playing one is a plus.
 * ``[no follow-up]`` — no tile left in hand fits the layout this placement leaves.
-* ``P(… cannot follow)`` — the chance that no tile of his fits, ``(1−q)^k`` over the ``k``
-  fitting tiles he might hold: an opponent who must draw or pass is good, a partner who must is
-  bad.
+* 4-player partnerships: ``assist`` is the partner's expected best placement (as ``threat``) on
+  the layout this placement leaves (he plays after the next opponent, hence the small weight),
+  and ``P(partner stuck)`` the chance he cannot follow — blocking him is a cost.
+
+Placing the last tile (a domino) is worth ``now`` + :data:`WIN` / 10 and nothing else.
 
 It never draws by choice: DRAW or PASS only when no placement is legal (under five_up's
 draw-when-able rule too). Ties go to the heavier tile, then the lower action id, so the agent is
@@ -40,7 +44,16 @@ from allfives_env.actions import DRAW_ID, Action
 from allfives_env.game import Game
 from allfives_env.layout import Layout
 from allfives_env.rules import Rules
-from allfives_env.tiles import ALL_TILES_MASK, HIGH, IS_DOUBLE, LOW, PIPS, VALUES_MASK
+from allfives_env.tiles import (
+    ALL_TILES_MASK,
+    HIGH,
+    IS_DOUBLE,
+    LOW,
+    PIPS,
+    TILE_VALUE_BITS,
+    VALUES_MASK,
+    tiles_of,
+)
 from allfives_env.view import PlayerView
 
 W_NOW = 1.0
@@ -150,7 +163,7 @@ def points_worth(rules: Rules, scores: tuple[float, ...], side: int, count: int)
             return WIN
     elif total >= rules.target:
         return WIN
-    return float(count - count % rules.unit)
+    return float(pts * rules.unit)
 
 
 def _after(layout: Layout, action: int) -> Layout:
@@ -240,43 +253,37 @@ def _danger(pos: Position) -> float:
 
 
 def evaluate(pos: Position, action: int, danger: float | None = None) -> float:
-    """The evaluation of placement ``action`` (see the module docstring), higher is better."""
+    """The evaluation of placement ``action`` (see the module docstring), higher is better.
+
+    ``danger`` may be passed in when evaluating several placements of one position.
+    """
     rules = pos.rules
     n = rules.num_players
     me = pos.seat
-    side = rules.side_of(me)
     t = action >> 4
     lay = _after(pos.layout, action)
-    value = W_NOW * points_worth(rules, pos.scores, side, lay.count)
+    now = points_worth(rules, pos.scores, rules.side_of(me), lay.count)
     rest = pos.hand & ~(1 << t)
-    if not rest:
-        return value + WIN / 10  # a domino: the hand is won (or the match, counted above)
+    if now >= WIN or not rest:  # the match or the hand is won: nothing else matters
+        return W_NOW * now + WIN / 10
+    value = W_NOW * now
+    threat, opp_stuck = reply_outlook(pos, lay, (me + 1) % n)
+    value += -W_OPP * threat + W_OPP_DRAW * opp_stuck
+    value += W_SETUP * own_best(pos, lay, rest)
     if danger is None:
         danger = _danger(pos)
-    value -= W_SHED * danger * sum(PIPS[u] for u in range(28) if rest >> u & 1)
+    value -= W_SHED * danger * sum(PIPS[u] for u in tiles_of(rest))
     bits = 0
-    m = rest
-    while m:
-        low = m & -m
-        u = low.bit_length() - 1
-        m ^= low
-        bits |= 1 << LOW[u] | 1 << HIGH[u]
+    for u in tiles_of(rest):
+        bits |= TILE_VALUE_BITS[u]
     value += W_VARIETY * bits.bit_count()
     if IS_DOUBLE[t]:
         value += W_DOUBLE
     if not rest & lay.playable_mask():
         value -= W_STUCK
-    if W_SETUP:
-        value += W_SETUP * own_best(pos, lay, rest)
-    nxt = (me + 1) % n
-    threat, opp_none = reply_outlook(pos, lay, nxt)
-    value -= W_OPP * threat
-    value += W_OPP_DRAW * opp_none
     if n == 4 and rules.partnerships:
-        partner = (me + 2) % n
-        assist, partner_none = reply_outlook(pos, lay, partner)
-        value += W_PARTNER * assist
-        value -= W_PARTNER_STUCK * partner_none
+        assist, partner_stuck = reply_outlook(pos, lay, (me + 2) % n)
+        value += W_PARTNER * assist - W_PARTNER_STUCK * partner_stuck
     return value
 
 

@@ -51,18 +51,24 @@ class MlpPolicy:
     biases: list[FloatArray]
     activation: str = "tanh"
     skip: tuple[int, int] | None = None
-    """Observation entries ``[start, end)`` fed to the last layer beside the hidden ones."""
+    """Observation entries ``[start, end)``: the per-action ``points`` then ``replies`` inputs."""
+    feature_weights: tuple[float, float] = (0.0, 0.0)
+    """The shared weights of the per-action points and replies in each action's logit."""
 
     def logits(self, x: FloatArray) -> FloatArray:
         """Action logits for one observation vector (or a batch, rows)."""
         h = x
         last = len(self.weights) - 1
         for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
-            if i == last and self.skip is not None:
-                h = np.concatenate([h, x[..., self.skip[0] : self.skip[1]]], axis=-1)
             h = h @ w.T + b
             if i < last:
                 h = np.tanh(h) if self.activation == "tanh" else np.maximum(h, 0)
+        if self.skip is not None:
+            start, end = self.skip
+            k = (end - start) // 2
+            wp, wr = self.feature_weights
+            h = h.copy()
+            h[..., :k] += wp * x[..., start : start + k] + wr * x[..., start + k : end]
         return h
 
     def choose(
@@ -88,7 +94,13 @@ class MlpPolicy:
 
         policy = model.policy
         layers = [m for m in policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
-        layers.append(policy.action_net)
+        head = policy.action_net
+        layers.append(head.linear if hasattr(head, "linear") else head)
+        features = (
+            (float(head.w_points.detach()), float(head.w_replies.detach()))
+            if hasattr(head, "w_points")
+            else (0.0, 0.0)
+        )
         acts = [m for m in policy.mlp_extractor.policy_net if not isinstance(m, nn.Linear)]
         name = "relu" if acts and isinstance(acts[0], nn.ReLU) else "tanh"
         skip = getattr(policy.mlp_extractor, "skip", None)
@@ -97,6 +109,7 @@ class MlpPolicy:
             [m.bias.detach().cpu().numpy().astype(np.float32) for m in layers],
             name,
             (int(skip[0]), int(skip[1])) if skip is not None else None,
+            features,
         )
 
     def to_npz(self) -> bytes:
@@ -107,6 +120,7 @@ class MlpPolicy:
         arrays["activation"] = np.array(self.activation)
         if self.skip is not None:
             arrays["skip"] = np.array(self.skip)
+            arrays["feature_weights"] = np.array(self.feature_weights)
         np.savez(buf, **arrays)
         return buf.getvalue()
 
@@ -116,11 +130,13 @@ class MlpPolicy:
         with np.load(io.BytesIO(data)) as z:
             n = sum(1 for k in z.files if k.startswith("w"))
             skip = tuple(int(v) for v in z["skip"]) if "skip" in z.files else None
+            fw = tuple(float(v) for v in z["feature_weights"]) if skip is not None else (0.0, 0.0)
             return cls(
                 [z[f"w{i}"] for i in range(n)],
                 [z[f"b{i}"] for i in range(n)],
                 str(z["activation"]),
                 (skip[0], skip[1]) if skip is not None else None,
+                (fw[0], fw[1]),
             )
 
 

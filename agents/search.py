@@ -32,7 +32,6 @@ from allfives_env.view import PlayerView
 
 WIN_BONUS = 1.0
 """Worth of winning the match in a rollout, as a multiple of the target (losing: minus it)."""
-HEAVY_TIES = False
 ROLLOUTS = ("greedy", "heuristic")
 """The rollout policies."""
 
@@ -61,8 +60,6 @@ def greedy_step(game: Game, rng: random.Random) -> Action:
         pts = count // unit if count and count % 5 == 0 else 0
         if pts >= room:
             pts = 0 if exact and pts > room else 10_000
-        if HEAVY_TIES:
-            pts = pts * 16 + PIPS[t]
         if pts > best:
             best, pick, ties = pts, a, 1
         elif pts == best:

@@ -255,23 +255,9 @@ class Layout:
 
     def clone(self) -> Layout:
         """An independent copy."""
-        c = Layout.__new__(Layout)
-        c.every = self.every
-        c.at_once = self.at_once
-        c.value = self.value[:]
-        c.face = self.face[:]
-        c.contrib = self.contrib[:]
-        c.open_slots = self.open_slots[:]
-        c.open_count = self.open_count[:]
-        c.open_bits = self.open_bits
-        c.count = self.count
-        c.sp_value = self.sp_value[:]
-        c.sp_cov = self.sp_cov[:]
+        c = self.scratch()
         c.sp_where = self.sp_where[:]
         c.chains = [ch[:] for ch in self.chains]
-        c.lead_tile = self.lead_tile
-        c.lead_west = self.lead_west
-        c.on_table = self.on_table
         return c
 
     # ----------------------------------------------------------------- reading

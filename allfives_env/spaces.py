@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import sys
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -547,6 +548,21 @@ def table(blocks: list[Block]) -> str:
     return "\n".join(lines)
 
 
+def _tables(
+    title: str,
+    layout: Callable[[int, int, int], list[Block]],
+    shapes: list[tuple[str, int, int]],
+) -> list[str]:
+    out: list[str] = []
+    for s in (4, 16):
+        for name, n, k in shapes:
+            blocks = layout(n, k, s)
+            size = sum(b.size for b in blocks)
+            out += ["", f"## {title}: {name}, {s} slots ({size} entries, float32)", ""]
+            out.append(table(blocks))
+    return out
+
+
 def spaces_markdown() -> str:
     """The document ``docs/spaces.md``: every layout, index by index, generated from the code."""
     out = [
@@ -573,12 +589,7 @@ def spaces_markdown() -> str:
         ("4 players, partnerships", 4, 2),
         ("4 players, each for himself", 4, 4),
     ]
-    for s in (4, 16):
-        for title, n, k in shapes:
-            blocks = observation_blocks(n, k, s)
-            size = sum(b.size for b in blocks)
-            out += ["", f"## Observation: {title}, {s} slots ({size} entries, float32)", ""]
-            out.append(table(blocks))
+    out += _tables("Observation", observation_blocks, shapes)
     out += [
         "",
         "## Optional blocks: `action_features=True`",
@@ -591,12 +602,7 @@ def spaces_markdown() -> str:
         f"- `action_points`: {ACTION_POINTS_MEANING}.",
         f"- `action_replies`: {ACTION_REPLIES_MEANING}.",
     ]
-    for s in (4, 16):
-        for title, n, k in shapes:
-            blocks = state_blocks(n, k, s)
-            size = sum(b.size for b in blocks)
-            out += ["", f"## State: {title}, {s} slots ({size} entries, float32)", ""]
-            out.append(table(blocks))
+    out += _tables("State", state_blocks, shapes)
     return "\n".join(out) + "\n"
 
 

@@ -23,8 +23,9 @@ from agents import (
     make_agent,
     sample_world,
 )
+from agents.heuristic import Position, reply_outlook
 from agents.sampler import allowed_masks
-from allfives_env import PRESETS, Game, Phase, PlayerView, Rules
+from allfives_env import PRESETS, Game, Layout, Phase, PlayerView, Rules, Tile, leader_choice
 from allfives_env.actions import DRAW_ID
 from allfives_env.tiles import VALUES_MASK, mask_of
 
@@ -37,7 +38,7 @@ def positions(preset: str, n: int, seed: int, moves: int) -> list[Game]:
     """Copies of a randomly played match after each of its first ``moves`` actions."""
     rng = random.Random(seed)
     game = Game(Rules.preset(preset, n), rng)
-    out = []
+    out: list[Game] = []
     while len(out) < moves and not game.is_match_over:
         if game.is_hand_over:
             game.deal(rng)
@@ -119,6 +120,24 @@ def test_exact_target_takes_the_winning_score_not_the_larger_one() -> None:
         assert str(agent.act(view, random.Random(0))) == "0-5 W", agent.name
 
 
+@pytest.mark.parametrize(
+    ("void", "threat_is_zero", "stuck_is_sure"),
+    [(None, False, False), (5, True, True), (0, True, False)],
+)
+def test_the_threat_counts_only_tiles_the_opponent_may_hold(
+    void: int | None, threat_is_zero: bool, stuck_is_sure: bool
+) -> None:
+    # 5-5 led (count 10): only 0-5 scores in reply (10); 1-5 … 6-5 make 11 … 16.
+    layout = Layout()
+    layout.lead(Tile.parse("5-5"))
+    unseen = ((1 << 28) - 1) & ~layout.on_table
+    voids = 0 if void is None else 1 << void
+    pos = Position(Rules.preset("pagat", 2), 0, 0, layout, (0, 9), (0, 0), (0, voids), unseen)
+    threat, stuck = reply_outlook(pos, layout, 1)
+    assert (threat == 0) == threat_is_zero
+    assert (stuck == 1) == stuck_is_sure
+
+
 # ------------------------------------------------------------------ the world sampler
 
 
@@ -137,6 +156,12 @@ def check_world(view: PlayerView, hands: dict[int, list[int]], boneyard: list[in
         assert view.required_lead in (
             view.hand if view.current_player == view.seat else hands[view.current_player or 0]
         )
+    if view.rules.leader == "highest_double" and view.events:  # nobody held a better lead
+        lead = view.events[0].action >> 4
+        drew = {e.seat for e in view.events if e.action == DRAW_ID}
+        for s, h in hands.items():
+            for t in h if s not in drew else ():
+                assert leader_choice(view.rules, None, [[lead], [t]]).tile == lead, (s, t)
     world = Game.from_view(view, hands, boneyard)
     seen = world.view(view.seat)
     assert seen.hand == view.hand
@@ -226,8 +251,10 @@ def test_the_exact_method_is_uniform() -> None:
     view, worlds = constrained_view()
     rng = random.Random(0)
     per_world = 30
-    seen = Counter(
-        tuple(frozenset(h) for _, h in sorted(sample_world(view, rng, tries=0)[0].items()))
+    seen: Counter[tuple[frozenset[int], ...]] = Counter(
+        tuple(
+            frozenset(map(int, h)) for _, h in sorted(sample_world(view, rng, tries=0)[0].items())
+        )
         for _ in range(per_world * len(worlds))
     )
     assert set(seen) == worlds

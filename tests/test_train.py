@@ -43,7 +43,7 @@ def test_smoke_config_trains_evaluates_and_reports(tmp_path: Path) -> None:
     assert set(report["final_eval"]) == {"random", "greedy"}
     for res in report["final_eval"].values():
         assert 0.0 <= res["ci95"][0] <= res["win_rate"] <= res["ci95"][1] <= 1.0
-    assert [h["step"] for h in report["history"]] == [2048, 4096]
+    assert [h["step"] for h in report["history"]] == [0, 2048, 4096]
     shares = report["throughput"]["time_share"]
     assert set(shares) == {"env", "policy", "update", "eval"}
     assert abs(sum(shares.values()) - 1) < 1e-6
