@@ -71,7 +71,7 @@ class Config:
     """``auto``: forced draws and passes are taken for the learner; ``explicit``: it takes them."""
     action_features: bool = True
     """Show the learner, per legal placement, the points it scores and the best reply it allows."""
-    total_timesteps: int = 600_000
+    total_timesteps: int = 1_000_000
     """Learner steps (its own decisions) to train for."""
     seed: int = 0
     """Seed of everything: deals, seats, opponents, network init and sampling."""

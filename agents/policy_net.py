@@ -23,6 +23,10 @@ POINTS_INIT = 10.0
 """Initial weight of an action's ``action_points`` input in its own logit."""
 REPLIES_INIT = 0.0
 """Initial weight of an action's ``action_replies`` input in its own logit."""
+FEATURE_SCALE = 20.0
+"""The two weights are ``FEATURE_SCALE`` × a trained parameter: Adam moves a parameter by about
+the learning rate per step whatever its gradient, and a weight of a few units would otherwise
+take millions of steps to reach."""
 
 
 class FeatureMlpExtractor(MlpExtractor):
@@ -51,8 +55,18 @@ class FeatureHead(nn.Module):
         self.per_block = per_block
         self.num_actions = num_actions
         self.linear = nn.Linear(hidden_dim, num_actions)
-        self.w_points = nn.Parameter(th.tensor(POINTS_INIT))
-        self.w_replies = nn.Parameter(th.tensor(REPLIES_INIT))
+        self.theta_points = nn.Parameter(th.tensor(POINTS_INIT / FEATURE_SCALE))
+        self.theta_replies = nn.Parameter(th.tensor(REPLIES_INIT / FEATURE_SCALE))
+
+    @property
+    def w_points(self) -> th.Tensor:
+        """The weight of ``action_points``."""
+        return FEATURE_SCALE * self.theta_points
+
+    @property
+    def w_replies(self) -> th.Tensor:
+        """The weight of ``action_replies``."""
+        return FEATURE_SCALE * self.theta_replies
 
     def forward(self, latent: th.Tensor) -> th.Tensor:
         h, k = self.hidden_dim, self.per_block

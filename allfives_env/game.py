@@ -29,7 +29,17 @@ from allfives_env.deal import Deal, PreviousHand, check_deal, leader_choice, ran
 from allfives_env.errors import DealError, IllegalActionError, NotationError, RulesError
 from allfives_env.layout import Layout
 from allfives_env.rules import Rules
-from allfives_env.tiles import ALL_TILES_MASK, HIGH, IS_DOUBLE, LOW, PIPS, TILES, Tile, tiles_of
+from allfives_env.tiles import (
+    ALL_TILES_MASK,
+    HIGH,
+    IS_DOUBLE,
+    LOW,
+    PIPS,
+    TILE_VALUE_BITS,
+    TILES,
+    Tile,
+    tiles_of,
+)
 
 if TYPE_CHECKING:
     from allfives_env.view import PlayerView
@@ -696,6 +706,8 @@ class Game:
         view: PlayerView,
         hands: Mapping[int, Sequence[int]],
         boneyard: Sequence[int],
+        *,
+        strict: bool = True,
     ) -> Game:
         """A game in ``view``'s position with the unseen tiles placed as given (a *world*).
 
@@ -704,8 +716,12 @@ class Game:
         the hand sizes the view shows. The world's hand log starts at this position (its deal
         is the position, not the hand's real deal), so records of it are not meaningful.
 
+        With ``strict=False`` the world need not agree with the known voids or the required
+        lead (for a stand-in whose hidden tiles are never looked at, as when encoding a view).
+
         Raises:
-            DealError: if the tiles or sizes disagree with the view.
+            DealError: if the tiles or sizes disagree with the view, or (``strict``) a seat gets
+                a value it is known to lack, or the leader lacks the tile he must lead.
         """
         r = view.rules
         n = r.num_players
@@ -726,6 +742,13 @@ class Game:
             ALL_TILES_MASK & ~view.layout.on_table
         ):
             raise DealError("the hands and boneyard must be exactly the tiles off the table")
+        for seat, tiles in enumerate(all_hands if strict else ()):
+            lacking = view.known_voids[seat]
+            if any(TILE_VALUE_BITS[t] & lacking for t in tiles):
+                raise DealError(f"seat {seat} is known to hold none of the values given to it")
+        lead, leader = view.required_lead, view.current_player
+        if strict and lead is not None and leader is not None and lead not in all_hands[leader]:
+            raise DealError(f"the leader must hold {lead}, the tile the rules make him lead")
         g = cls.__new__(cls)
         g.rules = r
         g._n = n

@@ -474,7 +474,7 @@ class Encoding:
                 k = view.hand_sizes[seat]
                 hands[seat] = [int(t) for t in unseen[at : at + k]]
                 at += k
-        world = Game.from_view(view, hands, [int(t) for t in unseen[at:]])
+        world = Game.from_view(view, hands, [int(t) for t in unseen[at:]], strict=False)
         return self.observe(world, view.seat)
 
     def observe(self, game: Game, seat: int) -> ObsArray:

@@ -489,3 +489,24 @@ def test_action_features_match_brute_force(preset: str) -> None:
             assert not enc.observe(game, other)[a0:r1].any()
             legal = game.legal_actions()
             game.apply(legal[rng.randrange(len(legal))])
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_observe_view_is_observe(preset: str) -> None:
+    from allfives_env import Game
+
+    rng = random.Random(preset)
+    for n in (2, 3, 4):
+        rules = Rules.preset(preset, n)
+        enc = Encoding(rules, action_features=True)
+        game = Game(rules, rng)
+        for _ in range(300):
+            if game.is_match_over:
+                break
+            if game.is_hand_over:
+                game.deal(rng)
+                continue
+            for seat in range(n):
+                assert np.array_equal(enc.observe(game, seat), enc.observe_view(game.view(seat)))
+            legal = game.legal_actions()
+            game.apply(legal[rng.randrange(len(legal))])

@@ -7,7 +7,7 @@ import random
 import pytest
 from conftest import play, scripted_deal, scripted_game, with_hidden_tiles_reshuffled
 
-from allfives_env import PRESETS, DealError, Game, Phase, Rules
+from allfives_env import PRESETS, DealError, Game, Phase, Rules, Tile
 
 
 @pytest.mark.parametrize("preset", PRESETS)
@@ -140,3 +140,25 @@ def test_a_world_with_the_wrong_tiles_is_refused() -> None:
         Game.from_view(view, {other: game.hand(other)[:-1]}, game.boneyard)
     with pytest.raises(DealError):
         Game.from_view(view, {other: game.hand(seat)}, game.boneyard)
+
+
+def test_a_world_must_respect_known_voids_and_the_required_lead() -> None:
+    game = seat_1_has_no_six()
+    play(game, "6-6", "draw")
+    play(game, "draw", "1-6 E")  # seat 1 is now known to hold no 6
+    view = game.view(0)
+    unseen = [t for t in range(28) if view.unseen_mask >> t & 1]
+    six = next(t for t in unseen if 6 in (Tile(t).low, Tile(t).high))
+    others = [t for t in unseen if t != six]
+    k = view.hand_sizes[1]
+    with pytest.raises(DealError, match="known to hold none"):
+        Game.from_view(view, {1: [six, *others[: k - 1]]}, others[k - 1 :])
+    Game.from_view(view, {1: [six, *others[: k - 1]]}, others[k - 1 :], strict=False)
+    cc = Game(Rules.preset("dominoes_cc", 2), random.Random(4))
+    leader = cc.current_player
+    assert leader is not None and cc.required_lead is not None
+    lv = cc.view(1 - leader)  # the other seat's view: the leader's hand is hidden
+    hidden = [t for t in range(28) if lv.unseen_mask >> t & 1 and t != cc.required_lead]
+    size = lv.hand_sizes[leader]
+    with pytest.raises(DealError, match="must hold"):
+        Game.from_view(lv, {leader: hidden[:size]}, [*hidden[size:], cc.required_lead])
