@@ -22,7 +22,7 @@ there; under ``at_once`` all four sides are open from the start and any two cove
 
 from __future__ import annotations
 
-from allfives_env.tiles import HIGH, IS_DOUBLE, LOW, OTHER, VALUES_MASK, Tile
+from allfives_env.tiles import HIGH, IS_DOUBLE, LOW, OTHER, VALUES_MASK
 
 NUM_SLOTS = 16
 _SLOTS = range(NUM_SLOTS)
@@ -97,10 +97,6 @@ class Layout:
         """Spinners placed so far this hand."""
         return len(self.sp_value)
 
-    def slot_owner(self, slot: int) -> int:
-        """The spinner whose branch ``slot`` is (-1 for W and E)."""
-        return (slot - 2) >> 1 if slot >= 2 else -1
-
     def count_after(self, tile: int, slot: int) -> int:
         """The count if ``tile`` were placed on ``slot`` now (led, on an empty table).
 
@@ -116,10 +112,6 @@ class Layout:
             count -= 2 * self.sp_value[f]
         # a double adds 2·v, as a new spinner (whose side counts 0) or as an ordinary end
         return count + (2 * v if IS_DOUBLE[tile] else OTHER[tile][v])
-
-    def spinner_counts(self, k: int) -> bool:
-        """Whether spinner ``k`` still adds ``2·v`` to the count."""
-        return self.sp_cov[k] < 2
 
     # ----------------------------------------------------------------- changes
 
@@ -272,12 +264,6 @@ class Layout:
         b = OTHER[lead][a]
         east = [(t, near, far) for t, near, far in self.chains[1]]
         return [*west, (lead, a, b), *east]
-
-    def tiles_on_table(self) -> list[Tile]:
-        """Every tile on the table, by id."""
-        from allfives_env.tiles import tiles_of
-
-        return tiles_of(self.on_table)
 
     def __repr__(self) -> str:
         from allfives_env.render import describe_layout

@@ -13,7 +13,7 @@ pip values as 7-bit masks.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 from allfives_env.errors import NotationError
 
@@ -149,13 +149,3 @@ def mask_of(tiles: Iterable[int]) -> int:
     for t in tiles:
         m |= 1 << t
     return m
-
-
-def values_of(bits: int) -> list[int]:
-    """The pip values in a 7-bit value set, ascending."""
-    return [v for v in range(MAX_PIP + 1) if bits >> v & 1]
-
-
-def iter_tiles() -> Iterator[Tile]:
-    """All 28 tiles in id order."""
-    return iter(TILES)
