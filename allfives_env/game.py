@@ -219,6 +219,16 @@ class Game:
             rules = Rules.preset(rules)
         if scores is not None:
             _check_scores(rules, scores)
+        self._init_rules(rules)
+        self._scores: list[float] = list(scores) if scores is not None else [0] * rules.num_sides
+        self._log: list[HandLog] = []
+        self._winners: tuple[int, ...] | None = None
+        self._prev: PreviousHand | None = None
+        self._phase = _HAND_OVER
+        self.deal(rng, deal=deal)
+
+    def _init_rules(self, rules: Rules) -> None:
+        """Cache the rules' fields the hot paths read."""
         self.rules = rules
         self._n = rules.num_players
         self._side = [rules.side_of(s) for s in range(self._n)]
@@ -227,12 +237,6 @@ class Game:
         self._exact = rules.exact_target
         self._stop = rules.stop_tiles
         self._dwa = rules.draw_when_able
-        self._scores: list[float] = list(scores) if scores is not None else [0] * rules.num_sides
-        self._log: list[HandLog] = []
-        self._winners: tuple[int, ...] | None = None
-        self._prev: PreviousHand | None = None
-        self._phase = _HAND_OVER
-        self.deal(rng, deal=deal)
 
     # ================================================================ hands
 
@@ -750,14 +754,7 @@ class Game:
         if strict and lead is not None and leader is not None and lead not in all_hands[leader]:
             raise DealError(f"the leader must hold {lead}, the tile the rules make him lead")
         g = cls.__new__(cls)
-        g.rules = r
-        g._n = n
-        g._side = [r.side_of(s) for s in range(n)]
-        g._unit = r.unit
-        g._target = r.target
-        g._exact = r.exact_target
-        g._stop = r.stop_tiles
-        g._dwa = r.draw_when_able
+        g._init_rules(r)
         g.layout = view.layout.clone()
         g._hands = [sum(1 << t for t in h) for h in all_hands]
         g._pips = [sum(PIPS[t] for t in h) for h in all_hands]
@@ -789,7 +786,10 @@ class Game:
     # ================================================================ copies & text
 
     def clone(self) -> Game:
-        """An independent copy (the hand log is shared up to now, then kept apart)."""
+        """An independent copy (the hand log is shared up to now, then kept apart).
+
+        Copies the cached rules fields rather than re-deriving them: search clones a lot.
+        """
         g = Game.__new__(Game)
         g.rules = self.rules
         g._n = self._n
