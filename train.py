@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from allfives_env.rules import Rules
 from allfives_env.single_agent import AllFivesSingleAgentEnv
 
 ROOT = Path(__file__).resolve().parent
@@ -122,6 +123,14 @@ class Config:
     progress: bool = True
     """Show a progress bar."""
 
+    def rules(self) -> Rules:
+        """The rules this config trains on.
+
+        Raises:
+            RulesError: for an unknown preset or a bad player count.
+        """
+        return Rules.preset(self.preset, self.num_players, partnerships=self.partnerships)
+
 
 def load_config(path: str | None, overrides: dict[str, Any]) -> Config:
     """The default config, updated by the YAML file at ``path``, then by ``overrides``.
@@ -196,11 +205,11 @@ def _coerce(key: str, value: Any, default: Any) -> Any:
 
 def _validate(cfg: Config) -> None:
     from agents.registry import UnknownAgentError, make_agent
-    from allfives_env import Rules, RulesError
+    from allfives_env import RulesError
     from allfives_env.aec import EPISODES, FORCED, REWARDS
 
     try:
-        Rules.preset(cfg.preset, cfg.num_players, partnerships=cfg.partnerships)
+        cfg.rules()
     except RulesError as e:
         fail(f"config: {e}")
     checks = [
@@ -380,12 +389,8 @@ class Run:
 
     def spec(self) -> Any:
         from agents.learned import PolicySpec
-        from allfives_env import Rules
 
-        rules = Rules.preset(
-            self.cfg.preset, self.cfg.num_players, partnerships=self.cfg.partnerships
-        )
-        return PolicySpec(rules, self.cfg.action_features)
+        return PolicySpec(self.cfg.rules(), self.cfg.action_features)
 
 
 def evaluate_checkpoint(
@@ -393,9 +398,8 @@ def evaluate_checkpoint(
 ) -> dict[str, Any]:
     """Duplicate-deal evaluation of the checkpoint at ``path`` against each opponent spec."""
     from agents.tournament import evaluate
-    from allfives_env import Rules
 
-    rules = Rules.preset(cfg.preset, cfg.num_players, partnerships=cfg.partnerships)
+    rules = cfg.rules()
     out: dict[str, Any] = {}
     for spec in opponents:
         res = evaluate(rules, [str(path), spec], matches, seed, cfg.eval_processes, progress=False)
@@ -576,7 +580,6 @@ def build(
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from agents.learned import MlpPolicy
-    from allfives_env import Rules
     from allfives_env.spaces import Encoding
 
     torch.set_num_threads(cfg.torch_threads)
@@ -600,8 +603,7 @@ def build(
 
         policy_kwargs: dict[str, Any] = {"net_arch": list(cfg.net_arch)}
         if cfg.action_features:
-            rules = Rules.preset(cfg.preset, cfg.num_players, partnerships=cfg.partnerships)
-            enc = Encoding(rules, action_features=True)
+            enc = Encoding(cfg.rules(), action_features=True)
             policy_kwargs["skip"] = (
                 enc.block_range("action_points")[0],
                 enc.block_range("action_replies")[1],
