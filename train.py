@@ -43,8 +43,8 @@ from typing import Any
 
 import numpy as np
 
-from allfives_env.rules import Rules
-from allfives_env.single_agent import AllFivesSingleAgentEnv
+from allfives_env.core.rules import Rules
+from allfives_env.envs.single_agent import AllFivesSingleAgentEnv
 
 ROOT = Path(__file__).resolve().parent
 
@@ -206,7 +206,7 @@ def _coerce(key: str, value: Any, default: Any) -> Any:
 def _validate(cfg: Config) -> None:
     from agents.registry import UnknownAgentError, make_agent
     from allfives_env import RulesError
-    from allfives_env.aec import EPISODES, FORCED, REWARDS
+    from allfives_env.envs.aec import EPISODES, FORCED, REWARDS
 
     try:
         cfg.rules()
@@ -397,7 +397,7 @@ def evaluate_checkpoint(
     cfg: Config, path: Path, opponents: list[str], matches: int, seed: int
 ) -> dict[str, Any]:
     """Duplicate-deal evaluation of the checkpoint at ``path`` against each opponent spec."""
-    from agents.tournament import evaluate
+    from agents.eval.tournament import evaluate
 
     rules = cfg.rules()
     out: dict[str, Any] = {}
@@ -580,7 +580,7 @@ def build(
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from agents.learned import MlpPolicy
-    from allfives_env.spaces import Encoding
+    from allfives_env.envs.spaces import Encoding
 
     torch.set_num_threads(cfg.torch_threads)
     pool = OpponentPool(cfg, random.Random(cfg.seed))

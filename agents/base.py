@@ -1,26 +1,5 @@
-"""The protocol every agent implements."""
+"""The protocol every agent implements (defined in the rules core, re-exported here)."""
 
-from __future__ import annotations
+from allfives_env.core.player import Agent
 
-import random
-from typing import Protocol, runtime_checkable
-
-from allfives_env.actions import Action
-from allfives_env.view import PlayerView
-
-
-@runtime_checkable
-class Agent(Protocol):
-    """Chooses a legal action for the seat of ``view``, from that view alone.
-
-    Contract: ``act`` returns one of ``view.legal_actions`` (never empty when called), reads
-    nothing but the view, and draws any randomness from ``rng`` only, so a seeded ``rng``
-    makes the agent deterministic.
-    """
-
-    name: str
-    """A short name for tables and logs."""
-
-    def act(self, view: PlayerView, rng: random.Random) -> Action:
-        """The action to take."""
-        ...
+__all__ = ["Agent"]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
-from allfives_env.actions import DRAW_ID, Action
-from allfives_env.tiles import PIPS
-from allfives_env.view import PlayerView
+from allfives_env.core.actions import DRAW_ID, Action
+from allfives_env.core.tiles import PIPS
+from allfives_env.core.view import PlayerView
 
 
 def placement_points(view: PlayerView, action: Action) -> int:

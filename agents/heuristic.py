@@ -40,11 +40,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from allfives_env.actions import DRAW_ID, Action
-from allfives_env.game import Game
-from allfives_env.layout import Layout
-from allfives_env.rules import Rules
-from allfives_env.tiles import (
+from allfives_env.core.actions import DRAW_ID, Action
+from allfives_env.core.game import Game
+from allfives_env.core.layout import Layout
+from allfives_env.core.rules import Rules
+from allfives_env.core.tiles import (
     ALL_TILES_MASK,
     HIGH,
     IS_DOUBLE,
@@ -54,7 +54,7 @@ from allfives_env.tiles import (
     VALUES_MASK,
     tiles_of,
 )
-from allfives_env.view import PlayerView
+from allfives_env.core.view import PlayerView
 
 W_NOW = 1.0
 """Weight of the points scored now."""

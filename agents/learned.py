@@ -22,10 +22,10 @@ import numpy as np
 import numpy.typing as npt
 
 from agents.errors import AgentError
-from allfives_env.actions import DRAW_ID, Action
-from allfives_env.rules import Rules
-from allfives_env.spaces import Encoding
-from allfives_env.view import PlayerView
+from allfives_env.core.actions import DRAW_ID, Action
+from allfives_env.core.rules import Rules
+from allfives_env.core.view import PlayerView
+from allfives_env.envs.spaces import Encoding
 
 META_FILE = "allfives.json"
 WEIGHTS_FILE = "allfives_policy.npz"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from allfives_env.actions import Action
-from allfives_env.view import PlayerView
+from allfives_env.core.actions import Action
+from allfives_env.core.view import PlayerView
 
 
 class RandomAgent:

@@ -17,15 +17,25 @@ from typing import Any
 
 from agents.base import Agent
 from agents.errors import AgentError
+from agents.greedy import GreedyAgent
+from agents.heuristic import HeuristicAgent
+from agents.random_agent import RandomAgent
+from agents.search import SearchAgent
 
 
 class UnknownAgentError(AgentError):
     """An agent spec that names no agent, or gives it a parameter it does not take."""
 
 
-_FACTORIES: dict[str, Callable[..., Agent]] = {}
+_FACTORIES: dict[str, Callable[..., Agent]] = {
+    "random": RandomAgent,
+    "greedy": GreedyAgent,
+    "heuristic": HeuristicAgent,
+    "search": SearchAgent,
+}
 AGENTS = _FACTORIES
-"""Agent names and their factories (keyword parameters from the spec)."""
+"""Agent names and their factories (keyword parameters from the spec); :func:`register` adds
+more."""
 
 
 def register(name: str, factory: Callable[..., Agent]) -> None:
@@ -80,7 +90,6 @@ def make_agent(spec: str) -> Agent:
 
         agent: Agent = load_learned(spec)
         return agent
-    _load_builtins()
     name, params = parse_spec(spec)
     factory = _FACTORIES.get(name)
     if factory is None:
@@ -99,10 +108,4 @@ def make_agent(spec: str) -> Agent:
 
 def known_agents() -> list[str]:
     """The registered agent names."""
-    _load_builtins()
     return sorted(_FACTORIES)
-
-
-def _load_builtins() -> None:
-    """Import the built-in agents (each registers itself)."""
-    import agents.builtin  # noqa: F401

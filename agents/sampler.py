@@ -28,12 +28,12 @@ from collections.abc import Iterator
 from functools import lru_cache
 from math import comb
 
-from allfives_env.actions import DRAW_ID
-from allfives_env.deal import leader_choice
-from allfives_env.game import Phase
-from allfives_env.rules import Rules
-from allfives_env.tiles import NUM_TILES, TILES, VALUES_MASK, Tile, tiles_of
-from allfives_env.view import PlayerView
+from allfives_env.core.actions import DRAW_ID
+from allfives_env.core.deal import leader_choice
+from allfives_env.core.game import Phase
+from allfives_env.core.rules import Rules
+from allfives_env.core.tiles import NUM_TILES, TILES, VALUES_MASK, Tile, tiles_of
+from allfives_env.core.view import PlayerView
 
 REJECTION_TRIES = 6
 """Plain shuffles tried before the exact method (each costs a few microseconds)."""

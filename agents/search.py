@@ -25,10 +25,10 @@ import time as _time
 
 from agents.heuristic import Position, choose
 from agents.sampler import sample_world
-from allfives_env.actions import DRAW_ID, Action
-from allfives_env.game import Game
-from allfives_env.tiles import PIPS
-from allfives_env.view import PlayerView
+from allfives_env.core.actions import DRAW_ID, Action
+from allfives_env.core.game import Game
+from allfives_env.core.tiles import PIPS
+from allfives_env.core.view import PlayerView
 
 WIN_BONUS = 1.0
 """Worth of winning the match in a rollout, as a multiple of the target (losing: minus it)."""

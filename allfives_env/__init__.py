@@ -11,10 +11,9 @@ The engine follows RULES.md: five presets (``pagat``, the default, ``spruce``, `
 
 from typing import Any
 
-from allfives_env.actions import ACTIONS, DRAW, MAX_SLOTS, PASS, Action, parse_slot, slot_name
-from allfives_env.awards import Award, hand_award, round5
-from allfives_env.deal import Deal, LeaderChoice, PreviousHand, leader_choice
-from allfives_env.errors import (
+from allfives_env.core.actions import ACTIONS, DRAW, MAX_SLOTS, PASS, Action, parse_slot, slot_name
+from allfives_env.core.deal import Deal, LeaderChoice, PreviousHand, leader_choice
+from allfives_env.core.errors import (
     AllFivesError,
     DealError,
     IllegalActionError,
@@ -22,7 +21,7 @@ from allfives_env.errors import (
     RecordError,
     RulesError,
 )
-from allfives_env.game import (
+from allfives_env.core.game import (
     ActionResult,
     Event,
     Game,
@@ -32,8 +31,8 @@ from allfives_env.game import (
     Phase,
     new_game,
 )
-from allfives_env.layout import Layout
-from allfives_env.records import (
+from allfives_env.core.layout import Layout
+from allfives_env.core.records import (
     Record,
     RecordHand,
     ReplayResult,
@@ -43,16 +42,17 @@ from allfives_env.records import (
     replay,
     save_record,
 )
-from allfives_env.rules import PRESETS, Rules
-from allfives_env.tiles import TILES, Tile
-from allfives_env.view import PlayerView
+from allfives_env.core.rules import PRESETS, Rules
+from allfives_env.core.scoring import Award, hand_award, round5
+from allfives_env.core.tiles import TILES, Tile
+from allfives_env.core.view import PlayerView
 
 _LAZY = {
-    "env": "allfives_env.allfives_v0",
-    "raw_env": "allfives_env.allfives_v0",
-    "parallel_env": "allfives_env.allfives_v0",
-    "EnvConfigError": "allfives_env.allfives_v0",
-    "AllFivesSingleAgentEnv": "allfives_env.single_agent",
+    "env": "allfives_env.envs.allfives_v0",
+    "raw_env": "allfives_env.envs.allfives_v0",
+    "parallel_env": "allfives_env.envs.allfives_v0",
+    "EnvConfigError": "allfives_env.envs.allfives_v0",
+    "AllFivesSingleAgentEnv": "allfives_env.envs.single_agent",
 }
 
 
@@ -65,9 +65,9 @@ def __getattr__(name: str) -> Any:
     import importlib
 
     if name == "allfives_v0":
-        return importlib.import_module("allfives_env.allfives_v0")
+        return importlib.import_module("allfives_env.envs.allfives_v0")
     if name in _LAZY:
-        importlib.import_module("allfives_env.allfives_v0")
+        importlib.import_module("allfives_env.envs.allfives_v0")
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'allfives_env' has no attribute {name!r}")
 

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from allfives_env.game import Game
-from allfives_env.rules import PRESETS, Rules
+from allfives_env.core.game import Game
+from allfives_env.core.rules import PRESETS, Rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +127,7 @@ def bench_env(
     Every step calls ``last()`` (which builds the observation and mask) and samples uniformly
     among the masked actions with a seeded ``random.Random``; episodes are whole matches.
     """
-    from allfives_env.allfives_v0 import env, raw_env
+    from allfives_env.envs.allfives_v0 import env, raw_env
 
     e = (env if wrapped else raw_env)(rules=preset, num_players=num_players)
     return _aec_loop(e, preset, num_players, wrapped, seconds, seed)

@@ -6,7 +6,7 @@ import random
 from collections.abc import Sequence
 
 from allfives_env import Deal, Game, Rules, Tile
-from allfives_env.tiles import PIPS, tiles_of
+from allfives_env.core.tiles import PIPS, tiles_of
 
 
 def scripted_deal(

@@ -26,8 +26,8 @@ from agents import (
 from agents.heuristic import Position, reply_outlook
 from agents.sampler import allowed_masks
 from allfives_env import PRESETS, Game, Layout, Phase, PlayerView, Rules, Tile, leader_choice
-from allfives_env.actions import DRAW_ID
-from allfives_env.tiles import VALUES_MASK, mask_of
+from allfives_env.core.actions import DRAW_ID
+from allfives_env.core.tiles import VALUES_MASK, mask_of
 
 
 def all_agents() -> list[Agent]:

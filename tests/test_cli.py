@@ -1,4 +1,4 @@
-"""The ``allfives`` command line, run as a real process (RULES.md §4 and ``allfives_env.cli``).
+"""The ``allfives`` command line, run as a real process (RULES.md §4 and ``agents.cli``).
 
 Each command runs both as ``python -m allfives_env`` and as the installed ``allfives`` script
 (skipped where the script is not installed). A user mistake must give exit status 2, nothing on
@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from allfives_env import TILES, Game, Rules, Tile, load_record, record_of, replay, save_record
-from allfives_env.records import FORMAT, replay_text
+from allfives_env.core.records import FORMAT, replay_text
 
 TIMEOUT = 60
 

@@ -22,7 +22,7 @@ from allfives_env import (
     parallel_env,
     raw_env,
 )
-from allfives_env.spaces import Encoding, spaces_markdown
+from allfives_env.envs.spaces import Encoding, spaces_markdown
 
 TABLES = [(p, n, True) for p in PRESETS for n in (2, 3, 4)] + [(p, 4, False) for p in PRESETS]
 
@@ -424,7 +424,7 @@ def test_docs_spaces_md_matches_the_code() -> None:
 
     doc = Path(__file__).resolve().parent.parent / "docs" / "spaces.md"
     assert doc.read_text(encoding="utf-8") == spaces_markdown(), (
-        "docs/spaces.md is stale: python -m allfives_env.spaces > docs/spaces.md"
+        "docs/spaces.md is stale: python -m allfives_env.envs.spaces > docs/spaces.md"
     )
 
 
@@ -438,7 +438,7 @@ def test_observation_layout_matches_the_space() -> None:
 
 def _brute_features(game: Any, seat: int, s: int) -> tuple[list[float], list[float]]:
     """action_points and action_replies by brute force: place, then try every reply."""
-    from allfives_env.tiles import ALL_TILES_MASK, tiles_of
+    from allfives_env.core.tiles import ALL_TILES_MASK, tiles_of
 
     points = [0.0] * (28 * s)
     replies = [0.0] * (28 * s)

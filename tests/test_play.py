@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from conftest import scripted_game
 
-from agents.human import (
+from agents.play.human import (
     BadMove,
     HumanAgent,
     PlayArgumentError,
@@ -33,7 +33,7 @@ from agents.human import (
 from allfives_env import DRAW, PASS, Game, Rules, Tile, load_record, replay
 
 TIMEOUT = 60
-MAIN = "import sys; from agents.human import main; sys.exit(main())"
+MAIN = "import sys; from agents.play.human import main; sys.exit(main())"
 PROMPT = "your move ["
 
 # Seed 2 (pagat, 2 players, human at seat 0): seat 1 leads and the human's first turn offers

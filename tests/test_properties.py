@@ -27,9 +27,9 @@ from allfives_env import (
     record_of,
     replay,
 )
-from allfives_env.actions import DRAW_ID, MAX_SLOTS
-from allfives_env.layout import Layout
-from allfives_env.tiles import IS_DOUBLE, PIPS, TILES
+from allfives_env.core.actions import DRAW_ID, MAX_SLOTS
+from allfives_env.core.layout import Layout
+from allfives_env.core.tiles import IS_DOUBLE, PIPS, TILES
 
 CONFIGS = [(p, n, True) for p in PRESETS for n in (2, 3, 4)] + [(p, 4, False) for p in PRESETS]
 

@@ -31,7 +31,7 @@ from allfives_env import (
     replay,
     save_record,
 )
-from allfives_env.records import FORMAT, replay_text
+from allfives_env.core.records import FORMAT, replay_text
 
 Obj = dict[str, Any]
 

@@ -10,9 +10,8 @@ from typing import Any
 
 import pytest
 
-from agents import tournament
-from agents.registry import UnknownAgentError
-from agents.stats import (
+from agents.eval import tournament
+from agents.eval.stats import (
     ELO_SCALE,
     PairResult,
     elo_ratings,
@@ -21,7 +20,7 @@ from agents.stats import (
     win_credit,
     win_rate,
 )
-from agents.tournament import (
+from agents.eval.tournament import (
     EvalError,
     MatchResult,
     add_eval_parser,
@@ -33,6 +32,7 @@ from agents.tournament import (
     write_json,
     write_png,
 )
+from agents.registry import UnknownAgentError
 from allfives_env import Rules
 
 PAGAT2 = Rules.preset("pagat", 2)

@@ -23,13 +23,13 @@ from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 from typing import TYPE_CHECKING, NamedTuple
 
-from allfives_env.actions import ACTIONS, DRAW_ID, MAX_SLOTS, PASS_ID, Action, slot_name
-from allfives_env.awards import hand_award
-from allfives_env.deal import Deal, PreviousHand, check_deal, leader_choice, random_deal
-from allfives_env.errors import DealError, IllegalActionError, NotationError, RulesError
-from allfives_env.layout import Layout
-from allfives_env.rules import Rules
-from allfives_env.tiles import (
+from allfives_env.core.actions import ACTIONS, DRAW_ID, MAX_SLOTS, PASS_ID, Action, slot_name
+from allfives_env.core.deal import Deal, PreviousHand, check_deal, leader_choice, random_deal
+from allfives_env.core.errors import DealError, IllegalActionError, NotationError, RulesError
+from allfives_env.core.layout import Layout
+from allfives_env.core.rules import Rules
+from allfives_env.core.scoring import hand_award
+from allfives_env.core.tiles import (
     ALL_TILES_MASK,
     HIGH,
     IS_DOUBLE,
@@ -42,14 +42,14 @@ from allfives_env.tiles import (
 )
 
 if TYPE_CHECKING:
-    from allfives_env.view import PlayerView
+    from allfives_env.core.view import PlayerView
 
 
 class Phase(IntEnum):
     """Where the game stands.
 
     ``DRAWN`` (the player must place the tile he just drew) is known only to that player; a
-    :class:`~allfives_env.view.PlayerView` of anyone else shows ``PLAY``.
+    :class:`~allfives_env.core.view.PlayerView` of anyone else shows ``PLAY``.
     """
 
     LEAD = 0
@@ -409,12 +409,12 @@ class Game:
         return self._voids[seat]
 
     def view(self, seat: int) -> PlayerView:
-        """What ``seat`` may know now (a snapshot; see :class:`~allfives_env.view.PlayerView`).
+        """What ``seat`` may know now (a snapshot; see :class:`~allfives_env.core.view.PlayerView`).
 
         Raises:
             ValueError: if ``seat`` is not a seat of this game.
         """
-        from allfives_env.view import player_view
+        from allfives_env.core.view import player_view
 
         return player_view(self, seat)
 
@@ -826,7 +826,7 @@ class Game:
 
     def render(self, seat: int | None = None) -> str:
         """The position as text: the layout, scores, and hands (only ``seat``'s if given)."""
-        from allfives_env.render import render_game
+        from allfives_env.core.render import render_game
 
         return render_game(self, seat)
 
@@ -834,7 +834,7 @@ class Game:
         return self.render()
 
     def __repr__(self) -> str:
-        from allfives_env.render import describe_game
+        from allfives_env.core.render import describe_game
 
         return describe_game(self)
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from allfives_env.actions import slot_name
-from allfives_env.layout import Layout
-from allfives_env.tiles import IS_DOUBLE, tiles_of
+from allfives_env.core.actions import slot_name
+from allfives_env.core.layout import Layout
+from allfives_env.core.tiles import IS_DOUBLE, tiles_of
 
 if TYPE_CHECKING:
-    from allfives_env.game import Game
+    from allfives_env.core.game import Game
 
 _CELL = 5  # width of "[a|b]"
 

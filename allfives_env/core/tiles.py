@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from allfives_env.errors import NotationError
+from allfives_env.core.errors import NotationError
 
 NUM_TILES = 28
 MAX_PIP = 6

@@ -1,7 +1,7 @@
 """One learner seat against given opponents, as a Gymnasium environment.
 
 :class:`AllFivesSingleAgentEnv` (registered as ``allfives/AllFives-v0`` once
-:mod:`allfives_env.allfives_v0` is imported) runs the AEC environment and plays every other seat
+:mod:`allfives_env.envs.allfives_v0` is imported) runs the AEC environment and plays every other seat
 — the partner too, in 4 players — with the given opponents, so the learner sees only its own
 turns. It offers ``action_masks()`` for sb3-contrib's ``MaskablePPO``.
 
@@ -15,33 +15,26 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from allfives_env.actions import Action
-from allfives_env.aec import EnvConfigError, raw_env
-from allfives_env.errors import IllegalActionError
-from allfives_env.rules import Rules
-from allfives_env.spaces import MaskArray, ObsArray
-from allfives_env.view import PlayerView
-
-
-class _Agent(Protocol):
-    def act(self, view: PlayerView, rng: random.Random) -> Action: ...
-
+from allfives_env.core.errors import IllegalActionError
+from allfives_env.core.player import Agent
+from allfives_env.core.rules import Rules
+from allfives_env.envs.aec import EnvConfigError, raw_env
+from allfives_env.envs.opponents import make_agent
+from allfives_env.envs.spaces import MaskArray, ObsArray
 
 Policy = Callable[[dict[str, Any]], int]
-Opponent = _Agent | Policy | str
+Opponent = Agent | Policy | str
 """An opponent: an agent, an agent name, or a policy from an observation dict to an action id."""
 
 
-def _resolve(opponent: Opponent) -> _Agent | Policy:
+def _resolve(opponent: Opponent) -> Agent | Policy:
     if isinstance(opponent, str):
-        from agents.registry import make_agent
-
         return make_agent(opponent)
     if hasattr(opponent, "act") or callable(opponent):
         return opponent
@@ -112,7 +105,7 @@ class AllFivesSingleAgentEnv(gym.Env[ObsArray, int]):
         low, high = enc.observation_bounds()
         self.observation_space = spaces.Box(low, high, dtype=np.float32)
         self.action_space: spaces.Discrete = spaces.Discrete(enc.num_actions)  # type: ignore[assignment]
-        self._opponents: dict[int, _Agent | Policy] = {}
+        self._opponents: dict[int, Agent | Policy] = {}
         self.set_opponents(opponents)
         self.seat = 0 if learner_seat == "random" else int(learner_seat)
         self._agent_rng = random.Random()
@@ -128,7 +121,7 @@ class AllFivesSingleAgentEnv(gym.Env[ObsArray, int]):
             EnvConfigError: for a sequence of the wrong length or an unknown agent name.
         """
         n = self.rules.num_players
-        table: dict[int, _Agent | Policy] = {}
+        table: dict[int, Agent | Policy] = {}
         if isinstance(opponents, Mapping):
             for seat, opp in opponents.items():
                 table[int(seat)] = _resolve(opp)
@@ -146,7 +139,7 @@ class AllFivesSingleAgentEnv(gym.Env[ObsArray, int]):
         self._opponent_list = []
         self._opponents = table
 
-    def _opponent(self, seat: int) -> _Agent | Policy:
+    def _opponent(self, seat: int) -> Agent | Policy:
         if self._opponent_list:
             others = [s for s in range(self.rules.num_players) if s != self.seat]
             return self._opponent_list[others.index(seat)]

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from allfives_env.actions import slot_name
-from allfives_env.tiles import IS_DOUBLE
+from allfives_env.core.actions import slot_name
+from allfives_env.core.tiles import IS_DOUBLE
 
 if TYPE_CHECKING:
     from PIL import ImageDraw
 
-    from allfives_env.game import Game
+    from allfives_env.core.game import Game
 
 U = 26  # half a tile, in pixels
 PAD = 12
@@ -158,34 +158,41 @@ def render_image(game: Game) -> npt.NDArray[np.uint8]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m allfives_env.image OUT.png``: draw a seeded position to a PNG file."""
+    """``python -m allfives_env.envs.image OUT.png``: draw a seeded position to a PNG file.
+
+    A bad argument or an unwritable file prints one line on stderr and exits with status 2.
+    """
     import argparse
     import random
+    import sys
 
     from PIL import Image
 
-    from allfives_env.game import Game
-    from allfives_env.rules import PRESETS, Rules
+    from allfives_env.core.game import Game
+    from allfives_env.core.rules import PRESETS, Rules
+    from allfives_env.envs.opponents import make_agent
 
-    p = argparse.ArgumentParser(prog="python -m allfives_env.image", description=main.__doc__)
+    p = argparse.ArgumentParser(prog="python -m allfives_env.envs.image", description=main.__doc__)
     p.add_argument("out", help="the PNG file to write")
     p.add_argument("--preset", choices=PRESETS, default="pagat")
     p.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--moves", type=int, default=14, help="placements to play first (greedy)")
     args = p.parse_args(argv)
-    from agents.greedy import GreedyAgent
-
     rng = random.Random(args.seed)
     game = Game(Rules.preset(args.preset, args.players), rng)
-    greedy = GreedyAgent()
+    greedy = make_agent("greedy")
     placed = 0
     while placed < args.moves and not game.is_hand_over:
         seat = game.current_player
         assert seat is not None
         result = game.apply(greedy.act(game.view(seat), rng))
-        placed += result.action < 448
-    Image.fromarray(render_image(game)).save(args.out)
+        placed += result.action.is_placement
+    try:
+        Image.fromarray(render_image(game)).save(args.out)
+    except (OSError, ValueError) as e:
+        print(f"{p.prog}: error: cannot write {args.out!r}: {e}", file=sys.stderr)
+        return 2
     print(f"wrote {args.out}: {game!r}")
     return 0
 

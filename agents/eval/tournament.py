@@ -18,7 +18,7 @@ gets deal seed ``(seed, "deal", d)`` and agent seed ``(seed, "match", m)``.
 
 **Leagues.** :func:`league` plays every pair of agents (rules with two sides: 2 players, or 4 in
 partnerships) over the same deals, and fits Elo ratings to the cross-play results
-(:func:`agents.stats.elo_ratings`, one prior draw per pair; the anchor is ``"random"`` at 1000
+(:func:`agents.eval.stats.elo_ratings`, one prior draw per pair; the anchor is ``"random"`` at 1000
 where it plays, else the first agent).
 
 **Parallel play.** With ``processes > 1`` matches run in a ``spawn`` process pool (safe on every
@@ -28,7 +28,7 @@ bit, whatever the number of processes. Agents are made once per spec and process
 across matches, as the :class:`~agents.base.Agent` contract allows (``act`` reads only the view
 and its ``rng``).
 
-**Statistics** (:mod:`agents.stats`). A win shared by ``m`` sides counts ``1/m`` (half, for two);
+**Statistics** (:mod:`agents.eval.stats`). A win shared by ``m`` sides counts ``1/m`` (half, for two);
 win rates carry Wilson 95% intervals; *points per hand* is, per match, the side's points (placements
 and awards, in the rules' unit, as scored) divided by the hands dealt, then averaged over matches
 with a normal 95% interval. Duplicate matches are less noisy than independent ones, so the
@@ -87,11 +87,11 @@ from typing import TYPE_CHECKING, Any
 
 from agents.base import Agent
 from agents.errors import AgentError
+from agents.eval.stats import Estimate, PairResult, elo_ratings, mean_ci, win_credit, win_rate
 from agents.registry import UnknownAgentError, is_checkpoint, make_agent
-from agents.stats import Estimate, PairResult, elo_ratings, mean_ci, win_credit, win_rate
-from allfives_env.deal import Deal
-from allfives_env.game import Game
-from allfives_env.rules import PRESETS, Rules
+from allfives_env.core.deal import Deal
+from allfives_env.core.game import Game
+from allfives_env.core.rules import PRESETS, Rules
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 from typing import TextIO
 
-from allfives_env.game import Game
-from allfives_env.render import render_layout
-from allfives_env.rules import Rules
+from allfives_env.core.game import Game
+from allfives_env.core.render import render_layout
+from allfives_env.core.rules import Rules
 
 
 def _fmt(x: float) -> str:
@@ -34,7 +34,7 @@ def play_demo(
     import json
 
     from agents.registry import make_agent
-    from allfives_env.records import record_of
+    from allfives_env.core.records import record_of
 
     rules = Rules.preset(preset, num_players)
     names = [agent_names[i % len(agent_names)] for i in range(num_players)]

@@ -22,7 +22,7 @@ there; under ``at_once`` all four sides are open from the start and any two cove
 
 from __future__ import annotations
 
-from allfives_env.tiles import HIGH, IS_DOUBLE, LOW, OTHER, VALUES_MASK
+from allfives_env.core.tiles import HIGH, IS_DOUBLE, LOW, OTHER, VALUES_MASK
 
 NUM_SLOTS = 16
 _SLOTS = range(NUM_SLOTS)
@@ -266,6 +266,6 @@ class Layout:
         return [*west, (lead, a, b), *east]
 
     def __repr__(self) -> str:
-        from allfives_env.render import describe_layout
+        from allfives_env.core.render import describe_layout
 
         return f"<Layout {describe_layout(self)}>"

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import re
 
-from allfives_env.errors import NotationError
-from allfives_env.tiles import HIGH, LOW, NUM_TILES, TILES, Tile
+from allfives_env.core.errors import NotationError
+from allfives_env.core.tiles import HIGH, LOW, NUM_TILES, TILES, Tile
 
 MAX_SLOTS = 16
 """Slot numbers an engine action may name (16: W, E and seven spinners' two branches)."""

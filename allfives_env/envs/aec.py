@@ -1,7 +1,7 @@
-"""The PettingZoo AEC environment over the engine: see :mod:`allfives_env.allfives_v0`.
+"""The PettingZoo AEC environment over the engine: see :mod:`allfives_env.envs.allfives_v0`.
 
-It only translates: the :class:`~allfives_env.game.Game` decides whose turn it is, what is legal
-and when anything ends; :class:`~allfives_env.spaces.Encoding` owns ids and arrays.
+It only translates: the :class:`~allfives_env.core.game.Game` decides whose turn it is, what is legal
+and when anything ends; :class:`~allfives_env.envs.spaces.Encoding` owns ids and arrays.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from allfives_env.deal import Deal
-from allfives_env.errors import IllegalActionError, RulesError
-from allfives_env.game import ActionResult, Game
-from allfives_env.rewards import points_rewards, win_rewards
-from allfives_env.rules import Rules
-from allfives_env.spaces import Encoding, MaskArray, ObsArray
+from allfives_env.core.deal import Deal
+from allfives_env.core.errors import IllegalActionError, RulesError
+from allfives_env.core.game import ActionResult, Game
+from allfives_env.core.rules import Rules
+from allfives_env.envs.rewards import points_rewards, win_rewards
+from allfives_env.envs.spaces import Encoding, MaskArray, ObsArray
 
 Episode = Literal["match", "hand"]
 RewardMode = Literal["win", "points", "points+win"]
@@ -58,7 +58,7 @@ def _choose(value: Any, allowed: Sequence[str], name: str) -> Any:
 
 
 class raw_env(AECEnv[str, dict[str, Any], int]):
-    """All Fives as a PettingZoo AEC environment (documented in :mod:`allfives_env.allfives_v0`).
+    """All Fives as a PettingZoo AEC environment (documented in :mod:`allfives_env.envs.allfives_v0`).
 
     Raises:
         EnvConfigError: for an unknown or out-of-range argument (a :class:`RulesError`).
@@ -335,11 +335,11 @@ class raw_env(AECEnv[str, dict[str, Any], int]):
         if self.render_mode == "ansi":
             return game.render()
         if self.render_mode == "human":
-            from allfives_env.render import render_public
+            from allfives_env.core.render import render_public
 
             print(render_public(game))
             return None
-        from allfives_env.image import render_image
+        from allfives_env.envs.image import render_image
 
         return render_image(game)
 
@@ -349,10 +349,10 @@ class raw_env(AECEnv[str, dict[str, Any], int]):
 
 def env(**kwargs: Any) -> AECEnv[str, dict[str, Any], int]:
     """``raw_env`` in PettingZoo's standard wrappers (``TerminateIllegalWrapper``,
-    ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``; see :mod:`allfives_env.wrappers`):
+    ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``; see :mod:`allfives_env.envs.wrappers`):
     an illegal action ends the game with −1 for the player who took it (0 for the others)
     instead of raising."""
-    from allfives_env import wrappers
+    from allfives_env.envs import wrappers
 
     e: AECEnv[str, dict[str, Any], int] = raw_env(**kwargs)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)

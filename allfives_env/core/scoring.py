@@ -5,7 +5,7 @@ returns the points per *side*, in the preset's unit, before the match's exact-ta
 A side's pips or tiles are its players' added (a partnership's two hands), except where a rule
 rounds per player (``round_each``, ``lose_own``).
 
->>> from allfives_env.rules import Rules
+>>> from allfives_env.core.rules import Rules
 >>> r = Rules.preset("pagat", 3)
 >>> hand_award(r, domino_seat=0, pips=[0, 7, 7], tiles=[0, 1, 1]).points   # RULES.md §3 ex. 7
 [15, 0, 0]
@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from allfives_env.rules import Rules
+from allfives_env.core.rules import Rules
 
 
 def round5(n: int) -> int:

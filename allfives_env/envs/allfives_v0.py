@@ -57,7 +57,7 @@ relative to the target; the publicly known voids of every player (inferred from 
 passes); the phase (lead, play, must place the drawn tile) and draws this turn; who leads and
 who is to act. Other seats are listed in turn order after the observer ("relative seats"), so one
 policy serves every seat. Every index is documented in `docs/spaces.md`, generated from
-`allfives_env/spaces.py` (`python -m allfives_env.spaces`).
+`allfives_env/spaces.py` (`python -m allfives_env.envs.spaces`).
 
 An observation never holds an opponent's tile, the boneyard's order, or whether a tile another
 player just drew fits (that shows only when he acts).
@@ -103,7 +103,7 @@ from typing import Any
 from pettingzoo.utils import conversions
 from pettingzoo.utils.env import ParallelEnv
 
-from allfives_env.aec import EnvConfigError, env, raw_env
+from allfives_env.envs.aec import EnvConfigError, env, raw_env
 
 
 def parallel_env(**kwargs: Any) -> ParallelEnv[str, dict[str, Any], int]:
@@ -120,17 +120,18 @@ def _register() -> None:
         pass
     else:
         if "allfives/allfives-v0" not in aec_registry:
-            register("aec", "allfives/allfives-v0", entry_point="allfives_env.allfives_v0:env")
+            register("aec", "allfives/allfives-v0", entry_point="allfives_env.envs.allfives_v0:env")
             register(
                 "parallel",
                 "allfives/allfives-v0",
-                entry_point="allfives_env.allfives_v0:parallel_env",
+                entry_point="allfives_env.envs.allfives_v0:parallel_env",
             )
     import gymnasium
 
     if "allfives/AllFives-v0" not in gymnasium.registry:
         gymnasium.register(
-            "allfives/AllFives-v0", entry_point="allfives_env.single_agent:AllFivesSingleAgentEnv"
+            "allfives/AllFives-v0",
+            entry_point="allfives_env.envs.single_agent:AllFivesSingleAgentEnv",
         )
 
 

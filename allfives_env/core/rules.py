@@ -15,8 +15,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from allfives_env.errors import RulesError
-from allfives_env.tiles import NUM_TILES
+from allfives_env.core.errors import RulesError
+from allfives_env.core.tiles import NUM_TILES
 
 PRESETS: tuple[str, ...] = ("pagat", "spruce", "dominoes_cc", "pyatyorka", "five_up")
 """The preset names; ``pagat`` is the default."""

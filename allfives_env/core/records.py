@@ -4,7 +4,7 @@ A record fixes a whole match: the rules, every deal and every action. Any game p
 the engine becomes a record with :func:`record_of`, and replays to the identical result.
 
 >>> import random
->>> from allfives_env.game import Game
+>>> from allfives_env.core.game import Game
 >>> g = Game("pagat", random.Random(3))
 >>> while not g.is_hand_over:
 ...     _ = g.apply(g.legal_actions()[0])
@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from allfives_env.actions import DRAW_ID, Action
-from allfives_env.deal import Deal
-from allfives_env.errors import DealError, IllegalActionError, NotationError, RecordError
-from allfives_env.game import Game, HandResult
-from allfives_env.rules import PRESETS, Rules
-from allfives_env.tiles import Tile
+from allfives_env.core.actions import DRAW_ID, Action
+from allfives_env.core.deal import Deal
+from allfives_env.core.errors import DealError, IllegalActionError, NotationError, RecordError
+from allfives_env.core.game import Game, HandResult
+from allfives_env.core.rules import PRESETS, Rules
+from allfives_env.core.tiles import Tile
 
 FORMAT = "allfives-record/1"
 """The value of a record's ``format`` field."""

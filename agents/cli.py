@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from allfives_env.errors import AllFivesError
+from allfives_env.core.errors import AllFivesError
 
 EXIT_USAGE = 2
 
@@ -53,7 +53,7 @@ def _seconds(text: str) -> float:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``allfives`` command."""
-    from allfives_env.rules import PRESETS
+    from allfives_env.core.rules import PRESETS
 
     parser = _Parser(prog="allfives", description="All Fives (Muggins, Five-Up) domino engine.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -104,8 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="env: also time PettingZoo's connect_four_v3.env() in the same loop (needs pygame)",
     )
-    from agents.human import add_play_parser
-    from agents.tournament import add_eval_parser
+    from agents.eval.tournament import add_eval_parser
+    from agents.play.human import add_play_parser
 
     add_eval_parser(sub)
     add_play_parser(sub)
@@ -113,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _replay(path: str) -> int:
-    from allfives_env.records import load_json, replay_json, replay_text
+    from allfives_env.core.records import load_json, replay_json, replay_text
 
     if path == "-":
         result = replay_text(sys.stdin.read())
@@ -124,8 +124,8 @@ def _replay(path: str) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    from agents.play.demo import play_demo
     from agents.registry import make_agent
-    from allfives_env.demo import play_demo
 
     names = [a.strip() for a in args.agents.split(";" if ";" in args.agents else ",")]
     names = [a for a in names if a]
@@ -141,7 +141,7 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _bench(args: argparse.Namespace) -> int:
     from allfives_env import bench
-    from allfives_env.rules import Rules
+    from allfives_env.core.rules import Rules
 
     presets = args.preset or bench.DEFAULT_PRESETS
     players = args.players or [2, 3, 4]
@@ -186,11 +186,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "bench":
             return _bench(args)
         if args.command == "eval":
-            from agents.tournament import run_eval
+            from agents.eval.tournament import run_eval
 
             return run_eval(args)
         if args.command == "play":
-            from agents.human import run_play
+            from agents.play.human import run_play
 
             return run_play(args)
     except (AllFivesError, AgentError) as e:

@@ -10,13 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from allfives_env.actions import Action
-from allfives_env.layout import Layout
-from allfives_env.rules import Rules
-from allfives_env.tiles import Tile, tiles_of
+from allfives_env.core.actions import Action
+from allfives_env.core.layout import Layout
+from allfives_env.core.rules import Rules
+from allfives_env.core.tiles import Tile, tiles_of
 
 if TYPE_CHECKING:
-    from allfives_env.game import Event, Game, HandResult, Phase
+    from allfives_env.core.game import Event, Game, HandResult, Phase
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +91,7 @@ def player_view(game: Game, seat: int) -> PlayerView:
     Raises:
         ValueError: if ``seat`` is not a seat of the game.
     """
-    from allfives_env.game import Phase
+    from allfives_env.core.game import Phase
 
     n = game.rules.num_players
     if type(seat) is not int or not 0 <= seat < n:

@@ -57,15 +57,15 @@ from agents.base import Agent
 from agents.errors import AgentError
 from agents.greedy import placement_points
 from agents.registry import make_agent
-from allfives_env.actions import DRAW_ID, PASS_ID, Action, parse_slot, slot_name
-from allfives_env.errors import NotationError
-from allfives_env.game import ActionResult, Game, HandEnd, HandResult, Phase
-from allfives_env.layout import Layout
-from allfives_env.records import record_of, save_record
-from allfives_env.render import describe_layout, render_game, render_layout
-from allfives_env.rules import PRESETS, Rules
-from allfives_env.tiles import OTHER, TILE_ID, Tile
-from allfives_env.view import PlayerView
+from allfives_env.core.actions import DRAW_ID, PASS_ID, Action, parse_slot, slot_name
+from allfives_env.core.errors import NotationError
+from allfives_env.core.game import ActionResult, Game, HandEnd, HandResult, Phase
+from allfives_env.core.layout import Layout
+from allfives_env.core.records import record_of, save_record
+from allfives_env.core.render import describe_layout, render_game, render_layout
+from allfives_env.core.rules import PRESETS, Rules
+from allfives_env.core.tiles import OTHER, TILE_ID, Tile
+from allfives_env.core.view import PlayerView
 
 HELP = """\
 commands:

@@ -11,9 +11,9 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from allfives_env.errors import DealError
-from allfives_env.rules import Rules
-from allfives_env.tiles import HIGH, IS_DOUBLE, NUM_TILES, PIPS, TILES, Tile
+from allfives_env.core.errors import DealError
+from allfives_env.core.rules import Rules
+from allfives_env.core.tiles import HIGH, IS_DOUBLE, NUM_TILES, PIPS, TILES, Tile
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,2 @@
+"""Playing and watching: a person at the terminal (``human``, ``terminal``) and the printed
+demo match (``demo``)."""
