@@ -30,7 +30,7 @@ from math import comb
 
 from allfives_env.core.actions import DRAW_ID
 from allfives_env.core.deal import leader_choice
-from allfives_env.core.game import Phase
+from allfives_env.core.events import Phase
 from allfives_env.core.rules import Rules
 from allfives_env.core.tiles import NUM_TILES, TILES, VALUES_MASK, Tile, tiles_of
 from allfives_env.core.view import PlayerView

@@ -1,4 +1,4 @@
-"""allfives: the domino game All Fives (Muggins, Five-Up) as a rules engine.
+"""allfives: the domino game All Fives (Muggins, Five-Up): a rules engine and RL environments.
 
 The engine follows RULES.md: five presets (``pagat``, the default, ``spruce``, ``dominoes_cc``,
 ``pyatyorka``, ``five_up``) for 2, 3 and 4 players. It imports nothing from RL.
@@ -15,22 +15,15 @@ from allfives_env.core.actions import ACTIONS, DRAW, MAX_SLOTS, PASS, Action, pa
 from allfives_env.core.deal import Deal, LeaderChoice, PreviousHand, leader_choice
 from allfives_env.core.errors import (
     AllFivesError,
+    ArgumentError,
     DealError,
     IllegalActionError,
     NotationError,
     RecordError,
     RulesError,
 )
-from allfives_env.core.game import (
-    ActionResult,
-    Event,
-    Game,
-    HandEnd,
-    HandLog,
-    HandResult,
-    Phase,
-    new_game,
-)
+from allfives_env.core.events import ActionResult, Event, HandEnd, HandLog, HandResult, Phase
+from allfives_env.core.game import Game, new_game
 from allfives_env.core.layout import Layout
 from allfives_env.core.records import (
     Record,
@@ -46,6 +39,7 @@ from allfives_env.core.rules import PRESETS, Rules
 from allfives_env.core.scoring import Award, hand_award, round5
 from allfives_env.core.tiles import TILES, Tile
 from allfives_env.core.view import PlayerView
+from allfives_env.envs.registration import register_gymnasium
 
 _LAZY = {
     "env": "allfives_env.envs.allfives_v0",
@@ -56,11 +50,13 @@ _LAZY = {
 }
 
 
+register_gymnasium()  # a string entry point: imports gymnasium's registry, nothing of ours
+
+
 def __getattr__(name: str) -> Any:
     """The environments, imported on first use so the engine alone needs no RL library.
 
-    Importing them registers ``allfives/allfives-v0`` with PettingZoo and
-    ``allfives/AllFives-v0`` with Gymnasium.
+    Importing them registers ``allfives/allfives-v0`` with PettingZoo.
     """
     import importlib
 
@@ -82,6 +78,7 @@ __all__ = [
     "Action",
     "ActionResult",
     "AllFivesError",
+    "ArgumentError",
     "Award",
     "Deal",
     "DealError",

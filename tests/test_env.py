@@ -22,7 +22,8 @@ from allfives_env import (
     parallel_env,
     raw_env,
 )
-from allfives_env.envs.spaces import Encoding, spaces_markdown
+from allfives_env.envs.blocks import spaces_markdown
+from allfives_env.envs.spaces import Encoding
 
 TABLES = [(p, n, True) for p in PRESETS for n in (2, 3, 4)] + [(p, 4, False) for p in PRESETS]
 

@@ -59,10 +59,11 @@ from agents.greedy import placement_points
 from agents.registry import make_agent
 from allfives_env.core.actions import DRAW_ID, PASS_ID, Action, parse_slot, slot_name
 from allfives_env.core.errors import NotationError
-from allfives_env.core.game import ActionResult, Game, HandEnd, HandResult, Phase
+from allfives_env.core.events import ActionResult, HandEnd, HandResult, Phase
+from allfives_env.core.game import Game
 from allfives_env.core.layout import Layout
 from allfives_env.core.records import record_of, save_record
-from allfives_env.core.render import describe_layout, render_game, render_layout
+from allfives_env.core.render import render_game, render_layout
 from allfives_env.core.rules import PRESETS, Rules
 from allfives_env.core.tiles import OTHER, TILE_ID, Tile
 from allfives_env.core.view import PlayerView
@@ -165,7 +166,7 @@ def parse_move(text: str, view: PlayerView) -> Action:
         if len(fits) == 1:
             return fits[0]
         if not fits:
-            raise BadMove(f"{a}-{b} fits no open end ({describe_layout(view.layout)})")
+            raise BadMove(f"{a}-{b} fits no open end ({view.layout.describe()})")
         where = " or ".join(slot_name(x & 15) for x in fits)
         raise BadMove(f"{a}-{b} fits {where}: say where, e.g. '{a}-{b} {slot_name(fits[-1] & 15)}'")
     try:
@@ -177,7 +178,7 @@ def parse_move(text: str, view: PlayerView) -> Action:
         return action
     v = view.layout.value[slot]
     if v < 0:
-        raise BadMove(f"slot {slot_name(slot)} is not open ({describe_layout(view.layout)})")
+        raise BadMove(f"slot {slot_name(slot)} is not open ({view.layout.describe()})")
     if not view.layout.fits(tile, slot):
         raise BadMove(f"{a}-{b} does not match {slot_name(slot)}, which shows {v}")
     raise BadMove(f"{a}-{b} {slot_name(slot)} is not legal now: choose {_choose(n)}")
@@ -205,7 +206,7 @@ def describe_view(view: PlayerView) -> str:
     )
     lines = [f"scores: {scores}   (target {r.target})"]
     lines += ["  " + x for x in render_layout(view.layout)]
-    lines.append(f"open: {describe_layout(view.layout)}   boneyard: {view.boneyard_size}")
+    lines.append(f"open: {view.layout.describe()}   boneyard: {view.boneyard_size}")
     lines.append(f"hands: {sizes}")
     return "\n".join(lines)
 

@@ -76,3 +76,8 @@ class RecordError(AllFivesError):
         if self.action is None:
             return f"hand {self.hand}"
         return f"hand {self.hand}, action {self.action}"
+
+
+class ArgumentError(AllFivesError, TypeError):
+    """A call argument of the wrong kind or out of range: a seat that is not one, an ``int``
+    where a ``random.Random`` is needed. Both a ``ValueError`` and a ``TypeError``."""

@@ -17,18 +17,24 @@ actions. Between hands it waits for :meth:`Game.deal`.
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from enum import IntEnum, StrEnum
-from typing import TYPE_CHECKING, NamedTuple
 
 from allfives_env.core.actions import ACTIONS, DRAW_ID, MAX_SLOTS, PASS_ID, Action, slot_name
 from allfives_env.core.deal import Deal, PreviousHand, check_deal, leader_choice, random_deal
-from allfives_env.core.errors import DealError, IllegalActionError, NotationError, RulesError
+from allfives_env.core.errors import (
+    ArgumentError,
+    DealError,
+    IllegalActionError,
+    NotationError,
+    RulesError,
+)
+from allfives_env.core.events import ActionResult, Event, HandEnd, HandLog, HandResult, Phase
 from allfives_env.core.layout import Layout
+from allfives_env.core.render import describe_game, render_game
 from allfives_env.core.rules import Rules
-from allfives_env.core.scoring import hand_award
+from allfives_env.core.scoring import admitted, count_points, hand_award, reaches_target
 from allfives_env.core.tiles import (
     ALL_TILES_MASK,
     HIGH,
@@ -38,111 +44,14 @@ from allfives_env.core.tiles import (
     TILE_VALUE_BITS,
     TILES,
     Tile,
+    mask_of,
     tiles_of,
 )
+from allfives_env.core.view import PlayerView
 
-if TYPE_CHECKING:
-    from allfives_env.core.view import PlayerView
-
-
-class Phase(IntEnum):
-    """Where the game stands.
-
-    ``DRAWN`` (the player must place the tile he just drew) is known only to that player; a
-    :class:`~allfives_env.core.view.PlayerView` of anyone else shows ``PLAY``.
-    """
-
-    LEAD = 0
-    """The leader must lead a tile; no drawing."""
-    PLAY = 1
-    """The player to act places, draws or passes, as the rules force."""
-    DRAWN = 2
-    """The player drew a tile that fits and must place that tile."""
-    HAND_OVER = 3
-    """The hand has ended and the match goes on: :meth:`Game.deal` starts the next hand."""
-    MATCH_OVER = 4
-    """A side has reached its target."""
-
-
-class HandEnd(StrEnum):
-    """How a hand ended."""
-
-    DOMINO = "domino"
-    """A player placed his last tile."""
-    BLOCKED = "blocked"
-    """Nothing could be drawn and no player could place."""
-    TARGET = "target"
-    """A placement took a side to its target: the match ended mid-hand, with no award."""
-
-
-@dataclass(frozen=True, slots=True)
-class HandResult:
-    """The end of one hand.
-
-    Attributes:
-        end: how it ended.
-        award: end-of-hand points per side, as scored (0 where none or not scored).
-        winner: the side that won the hand (``None``: a tie, no award winner, or ``target``).
-        domino_seat: the seat that played out, if the hand ended by a domino.
-        pips: each seat's remaining pips when the hand ended.
-    """
-
-    end: HandEnd
-    award: tuple[float, ...]
-    winner: int | None
-    domino_seat: int | None
-    pips: tuple[int, ...]
-
-
-class ActionResult(NamedTuple):
-    """What applying one action did.
-
-    Attributes:
-        player: the seat that acted.
-        action: the action applied.
-        points: points the action scored for the player's side (0 for draws and passes, and
-            for a score an exact target refused), in the rules' unit.
-        drawn: the tile drawn, for DRAW (private to the player).
-        hand: the hand's result, if the action ended the hand (or the match).
-        winners: the winning side(s), if the action ended the match.
-    """
-
-    player: int
-    action: Action
-    points: float
-    drawn: Tile | None
-    hand: HandResult | None
-    winners: tuple[int, ...] | None
-
-
-class Event(NamedTuple):
-    """One public event of a hand: who did what, scoring how much. Draws carry no tile."""
-
-    seat: int
-    action: Action
-    points: float
-
-
-@dataclass(slots=True)
-class HandLog:
-    """One hand as played: its deal (private), the leader and the public actions.
-
-    Attributes:
-        deal: the deal, as given or drawn.
-        leader: the seat that led.
-        by_lot: whether the rules chose the leader by lot (a record must then name it).
-        events: the actions, in order.
-        result: how the hand ended, once it has.
-    """
-
-    deal: Deal
-    leader: int
-    by_lot: bool
-    events: list[Event]
-    result: HandResult | None = None
-
-
-_LEAD, _PLAY, _DRAWN, _HAND_OVER, _MATCH_OVER = 0, 1, 2, 3, 4
+# the phases as module constants: the hot paths compare against them
+_LEAD, _PLAY, _DRAWN = Phase.LEAD, Phase.PLAY, Phase.DRAWN
+_HAND_OVER, _MATCH_OVER = Phase.HAND_OVER, Phase.MATCH_OVER
 _INT_TYPES = (Action, int)
 
 
@@ -166,11 +75,18 @@ class Game:
 
     Args:
         rules: a :class:`Rules`, or a preset name (2 players).
-        rng: deals the first hand (and draws its leader by lot) from this generator.
+        rng: a ``random.Random`` that deals the first hand (and draws its leader by lot).
+            Deal every hand of a match from one generator: ``game.deal(rng)``.
         deal: or an explicit first deal.
         scores: the sides' scores to start from (default all 0), e.g. to set up an endgame.
 
+    Seats are ``int`` (NumPy integers too) from 0 to ``num_players - 1``; actions are an
+    :class:`Action`, its ``int`` id (NumPy integers too) or its text (``"4-1 E"``; a lead is the
+    bare tile ``"6-4"``, see :meth:`notation`).
+
     Raises:
+        ArgumentError: if ``rules`` is not a :class:`Rules` or a preset name, or ``rng`` is not
+            a ``random.Random`` (an int seed is refused: ``random.Random(seed)`` is one).
         DealError: if neither or both of ``rng`` and ``deal`` are given, or ``deal`` is not
             legal under the rules.
         RulesError: for an unknown preset name, or ``scores`` of the wrong length or at or
@@ -183,7 +99,6 @@ class Game:
         "_cur",
         "_drawn",
         "_dwa",
-        "_exact",
         "_forced_lead",
         "_hands",
         "_legal",
@@ -197,7 +112,6 @@ class Game:
         "_side",
         "_sizes",
         "_stop",
-        "_target",
         "_turn_draws",
         "_unit",
         "_void_pending",
@@ -217,6 +131,8 @@ class Game:
     ):
         if isinstance(rules, str):
             rules = Rules.preset(rules)
+        elif not isinstance(rules, Rules):
+            raise ArgumentError(f"rules must be a Rules or a preset name, not {rules!r}")
         if scores is not None:
             _check_scores(rules, scores)
         self._init_rules(rules)
@@ -233,8 +149,6 @@ class Game:
         self._n = rules.num_players
         self._side = [rules.side_of(s) for s in range(self._n)]
         self._unit = rules.unit
-        self._target = rules.target
-        self._exact = rules.exact_target
         self._stop = rules.stop_tiles
         self._dwa = rules.draw_when_able
 
@@ -244,9 +158,14 @@ class Game:
         """Start the next hand, dealt from ``rng`` or as ``deal``; return the deal.
 
         Raises:
+            ArgumentError: if ``rng`` is not a ``random.Random`` or ``deal`` not a :class:`Deal`.
             DealError: if the hand in play has not ended, the match is over, neither or both
                 of ``rng`` and ``deal`` are given, or ``deal`` is not legal under the rules.
         """
+        if rng is not None and not isinstance(rng, random.Random):
+            raise ArgumentError(f"rng must be a random.Random (e.g. random.Random(7)), not {rng!r}")
+        if deal is not None and not isinstance(deal, Deal):
+            raise ArgumentError(f"deal must be a Deal, not {deal!r}")
         if self._phase == _MATCH_OVER:
             raise DealError("the match is over; no more hands are dealt")
         if self._phase != _HAND_OVER:
@@ -260,7 +179,7 @@ class Game:
         choice = leader_choice(self.rules, self._prev, deal.hands)
         r = self.rules
         self.layout = Layout(r.spinners == "every", r.branches == "at_once")
-        self._hands = [sum(1 << t for t in h) for h in deal.hands]
+        self._hands = [mask_of(h) for h in deal.hands]
         self._pips = [sum(PIPS[t] for t in h) for h in deal.hands]
         self._sizes = [len(h) for h in deal.hands]
         self._bone = [int(t) for t in deal.boneyard]
@@ -282,7 +201,7 @@ class Game:
     @property
     def phase(self) -> Phase:
         """Where the game stands (see :class:`Phase`)."""
-        return Phase(self._phase)
+        return self._phase
 
     @property
     def current_player(self) -> int | None:
@@ -334,17 +253,37 @@ class Game:
         """The results of the finished hands."""
         return [h.result for h in self._log if h.result is not None]
 
+    def _seat(self, seat: int) -> int:
+        """``seat`` as an ``int``, checked.
+
+        Raises:
+            ArgumentError: if it is not a seat of this game.
+        """
+        if type(seat) is int and 0 <= seat < self._n:
+            return seat
+        try:
+            s = operator.index(seat) if type(seat) is not bool else -1
+        except TypeError:
+            s = -1
+        if not 0 <= s < self._n:
+            raise ArgumentError(f"no seat {seat!r} in a {self._n}-player game")
+        return s
+
     def hand(self, seat: int) -> list[Tile]:
-        """The tiles in ``seat``'s hand (hidden from the other players)."""
-        return tiles_of(self._hands[seat])
+        """The tiles in ``seat``'s hand (hidden from the other players).
+
+        Raises:
+            ArgumentError: if ``seat`` is not a seat of this game (so for every seat method).
+        """
+        return tiles_of(self._hands[self._seat(seat)])
 
     def played_mask(self, seat: int) -> int:
         """The tiles ``seat`` has placed this hand, as a tile mask (public)."""
-        return self._played[seat]
+        return self._played[self._seat(seat)]
 
     def hand_mask(self, seat: int) -> int:
         """``seat``'s hand as a tile mask."""
-        return self._hands[seat]
+        return self._hands[self._seat(seat)]
 
     @property
     def hand_sizes(self) -> tuple[int, ...]:
@@ -353,7 +292,17 @@ class Game:
 
     def pips(self, seat: int) -> int:
         """The pips in ``seat``'s hand."""
-        return self._pips[seat]
+        return self._pips[self._seat(seat)]
+
+    @property
+    def played_masks(self) -> tuple[int, ...]:
+        """Each seat's placed tiles this hand, as tile masks (public)."""
+        return tuple(self._played)
+
+    @property
+    def void_sets(self) -> tuple[int, ...]:
+        """Each seat's known voids as 7-bit value sets (public; see :meth:`void_bits`)."""
+        return tuple(self._voids)
 
     @property
     def boneyard_size(self) -> int:
@@ -394,7 +343,8 @@ class Game:
 
     def known_voids(self, seat: int) -> list[int]:
         """The pip values ``seat`` is publicly known not to hold (see :meth:`void_bits`)."""
-        return [v for v in range(7) if self._voids[seat] >> v & 1]
+        bits = self._voids[self._seat(seat)]
+        return [v for v in range(7) if bits >> v & 1]
 
     def void_bits(self, seat: int) -> int:
         """``seat``'s known voids as a 7-bit value set.
@@ -406,17 +356,44 @@ class Game:
         passing shows it did not fit, leaving the open values only. Under ``draw_when_able`` a
         draw shows nothing and clears every void; a pass still shows the open values.
         """
-        return self._voids[seat]
+        return self._voids[self._seat(seat)]
 
     def view(self, seat: int) -> PlayerView:
         """What ``seat`` may know now (a snapshot; see :class:`~allfives_env.core.view.PlayerView`).
 
-        Raises:
-            ValueError: if ``seat`` is not a seat of this game.
-        """
-        from allfives_env.core.view import player_view
+        It holds copies only; whether a tile another seat just drew fits stays hidden (its
+        phase shows ``PLAY``).
 
-        return player_view(self, seat)
+        Raises:
+            ArgumentError: if ``seat`` is not a seat of this game.
+        """
+        seat = self._seat(seat)
+        me = self.current_player == seat
+        phase = self._phase
+        if phase == _DRAWN and not me:
+            phase = _PLAY
+        return PlayerView(
+            rules=self.rules,
+            seat=seat,
+            hand=tuple(tiles_of(self._hands[seat])),
+            layout=self.layout.clone(),
+            hand_sizes=self.hand_sizes,
+            boneyard_size=self.boneyard_size,
+            can_draw=self.can_draw,
+            scores=self.scores,
+            current_player=self.current_player,
+            phase=phase,
+            draws_this_turn=self._turn_draws,
+            drawn_tile=self.drawn_tile if me else None,
+            legal_actions=tuple(self.legal_actions()) if me else (),
+            required_lead=self.required_lead,
+            known_voids=self.void_sets,
+            played=self.played_masks,
+            hand_number=self.hand_number,
+            leader=self.leader,
+            events=tuple(self.events),
+            results=tuple(self.hand_results),
+        )
 
     # ================================================================ legality
 
@@ -479,12 +456,41 @@ class Game:
             legal = self._legal = tuple(self._legal_actions())
         return action in legal
 
-    def is_legal(self, action: int) -> bool:
-        """Whether ``action`` (an engine id) may be applied now (the mirrored lead included)."""
-        ph = self._phase
-        if ph >= _HAND_OVER or not isinstance(action, int) or not 0 <= action <= PASS_ID:
+    @staticmethod
+    def _action_id(action: object) -> int:
+        """``action`` (an :class:`Action`, an ``int`` or NumPy integer id, or text) as an id.
+
+        Raises:
+            NotationError: if it names no action.
+        """
+        a: int
+        if isinstance(action, str):
+            return Action.parse(action)
+        if isinstance(action, int) and type(action) is not bool:
+            a = int(action)
+        else:
+            try:
+                a = -1 if type(action) is bool else operator.index(action)  # type: ignore[arg-type]
+            except TypeError:
+                raise NotationError(f"not an action: {action!r}") from None
+        if not 0 <= a <= PASS_ID:
+            raise NotationError(f"not an action: {action!r} (engine ids are 0-{PASS_ID})")
+        return a
+
+    def is_legal(self, action: object) -> bool:
+        """Whether ``action`` may be applied now (the mirrored lead included); it may be an
+        :class:`Action`, an ``int`` or NumPy integer id, or text."""
+        if self._phase >= _HAND_OVER:
             return False
-        if type(action) is bool:
+        try:
+            a = self._action_id(action)
+        except NotationError:
+            return False
+        return self._is_legal_id(a)
+
+    def _is_legal_id(self, action: int) -> bool:
+        ph = self._phase
+        if ph >= _HAND_OVER:
             return False
         p = self._cur
         if action < DRAW_ID:
@@ -507,13 +513,16 @@ class Game:
         return not drawable and not self._hands[p] & self.layout.playable_mask()
 
     def why_illegal(self, action: object) -> str | None:
-        """Why ``action`` may not be applied now, in words; ``None`` if it is legal."""
+        """Why ``action`` may not be applied now, in words; ``None`` exactly when :meth:`apply`
+        would accept it (it takes the same forms: :class:`Action`, int or NumPy id, text)."""
         if self._phase == _MATCH_OVER:
             return "the match is over"
         if self._phase == _HAND_OVER:
             return "the hand is over; deal the next one first"
-        if type(action) is bool or not isinstance(action, int) or not 0 <= action <= PASS_ID:
-            return f"not an action: {action!r}"
+        try:
+            action = self._action_id(action)
+        except NotationError as e:
+            return str(e)
         p = self._cur
         ph = self._phase
         hand = self._hands[p]
@@ -532,7 +541,7 @@ class Game:
                 return None
             if ph == _DRAWN and t != self._drawn:
                 return f"seat {p} must place the tile just drawn, {TILES[self._drawn]}"
-            if s >= MAX_SLOTS or lay.value[s] < 0:
+            if lay.value[s] < 0:
                 return f"slot {slot_name(s)} is not open"
             if not lay.fits(t, s):
                 shows = lay.value[s]
@@ -555,11 +564,25 @@ class Game:
             return "a tile can be drawn, so passing is not allowed"
         return None
 
+    def notation(self, action: int) -> str:
+        """``action`` written as in a game record (RULES.md §4) at this position.
+
+        A lead is the bare tile ``"a-b"`` with ``a`` facing W (the mirrored lead ``"b-a"``);
+        any other placement ``"c-d X"``; ``"draw"``; ``"pass"``. This is the one notation the
+        project writes (records, messages, the command line); :meth:`apply` reads it, and also
+        ``str(action)`` (``"6-4 W"`` at the lead).
+
+        Raises:
+            NotationError: if ``action`` is not an engine action id.
+        """
+        a = ACTIONS[self._action_id(action)]
+        return a.lead_text() if self._phase == _LEAD and a < DRAW_ID else str(a)
+
     def _refuse(self, action: object, why: str | None = None) -> IllegalActionError:
         player = self.current_player
         legal = self.legal_actions()
         reason = why or self.why_illegal(action) or "not legal"
-        shown = ", ".join(map(str, legal)) or "none"
+        shown = ", ".join(map(self.notation, legal)) or "none"
         who = f"seat {player}" if player is not None else "nobody"
         return IllegalActionError(
             f"illegal action {action!s} by {who}: {reason} (legal: {shown})",
@@ -570,23 +593,26 @@ class Game:
 
     # ================================================================ acting
 
-    def apply(self, action: int | str) -> ActionResult:
-        """Apply the player to act's ``action`` (an :class:`Action`, engine id, or its text).
+    def apply(self, action: object) -> ActionResult:
+        """Apply the player to act's ``action``: an :class:`Action`, its engine id (``int`` or
+        NumPy integer), or its text (:meth:`notation`, or ``str(action)``).
 
         Raises:
-            IllegalActionError: if the action is not legal now (the game is left unchanged).
+            IllegalActionError: if the action is not legal now, or names no action (the game is
+                left unchanged).
         """
-        if isinstance(action, str):
+        legal = self._legal  # listed by legal_actions(): a fast path past the checks
+        if legal is not None and type(action) in _INT_TYPES and action in legal:
+            a = ACTIONS[action]
+        else:
             try:
-                action = Action.parse(action)
+                aid = self._action_id(action)
             except NotationError as e:
                 raise self._refuse(action, str(e)) from None
-        legal = self._legal  # listed by legal_actions(): a fast path past is_legal
-        listed = legal is not None and type(action) in _INT_TYPES and action in legal
-        if not listed and not self.is_legal(action):
-            raise self._refuse(action)
+            if not self._is_legal_id(aid):
+                raise self._refuse(action)
+            a = ACTIONS[aid]
         self._legal = None
-        a = ACTIONS[action]
         if a < DRAW_ID:
             return self._place(a)
         if a == DRAW_ID:
@@ -610,17 +636,15 @@ class Game:
                 self._voids[p] = self._void_pending
             self._turn_draws = 0
         self._drawn = -1
-        pts: float = 0
+        pts: float = count_points(count, self._unit)
         reached = False
-        if count and count % 5 == 0:
-            pts = count // self._unit
+        if pts:
             side = self._side[p]
-            total = self._scores[side] + pts
-            if self._exact and total > self._target:
-                pts = 0
-            else:
-                self._scores[side] = total
-                reached = total >= self._target
+            score = self._scores[side]
+            pts = admitted(self.rules, score, pts)
+            if pts:
+                self._scores[side] = score + pts
+                reached = reaches_target(self.rules, score + pts)
         self._log[-1].events.append(Event(p, a, pts))
         if reached:
             return ActionResult(p, a, pts, None, *self._end_target(self._side[p]))
@@ -684,17 +708,13 @@ class Game:
         award = hand_award(self.rules, domino_seat, self._pips, self._sizes)
         points = award.points
         scores = self._scores
+        rules = self.rules
         for i, x in enumerate(points):
-            if self._exact and scores[i] + x > self._target:
-                points[i] = 0
+            points[i] = admitted(rules, scores[i], x)
             scores[i] = _num(scores[i] + points[i])
         result = HandResult(end, tuple(points), award.winner, domino_seat, tuple(self._pips))
         self._log[-1].result = result
-        reached = [
-            i
-            for i, s in enumerate(scores)
-            if (s == self._target if self._exact else s >= self._target)
-        ]
+        reached = [i for i, s in enumerate(scores) if reaches_target(rules, s)]
         if reached:
             best = max(scores[i] for i in reached)
             self._winners = tuple(i for i in reached if scores[i] == best)
@@ -742,7 +762,7 @@ class Game:
         if len(bone) != view.boneyard_size:
             raise DealError(f"the boneyard holds {view.boneyard_size} tiles, not {len(bone)}")
         placed = [t for h in all_hands for t in h] + bone
-        if len(set(placed)) != len(placed) or sum(1 << t for t in placed) != (
+        if len(set(placed)) != len(placed) or mask_of(placed) != (
             ALL_TILES_MASK & ~view.layout.on_table
         ):
             raise DealError("the hands and boneyard must be exactly the tiles off the table")
@@ -756,12 +776,12 @@ class Game:
         g = cls.__new__(cls)
         g._init_rules(r)
         g.layout = view.layout.clone()
-        g._hands = [sum(1 << t for t in h) for h in all_hands]
+        g._hands = [mask_of(h) for h in all_hands]
         g._pips = [sum(PIPS[t] for t in h) for h in all_hands]
         g._sizes = [len(h) for h in all_hands]
         g._bone = bone
         g._bpos = 0
-        g._phase = int(view.phase) if view.current_player is not None else _HAND_OVER
+        g._phase = view.phase if view.current_player is not None else _HAND_OVER
         g._cur = view.current_player if view.current_player is not None else 0
         g._drawn = int(view.drawn_tile) if view.drawn_tile is not None else -1
         if g._phase == _DRAWN and g._drawn < 0:
@@ -795,8 +815,6 @@ class Game:
         g._n = self._n
         g._side = self._side
         g._unit = self._unit
-        g._target = self._target
-        g._exact = self._exact
         g._stop = self._stop
         g._dwa = self._dwa
         g.layout = self.layout.clone()
@@ -826,16 +844,12 @@ class Game:
 
     def render(self, seat: int | None = None) -> str:
         """The position as text: the layout, scores, and hands (only ``seat``'s if given)."""
-        from allfives_env.core.render import render_game
-
         return render_game(self, seat)
 
     def __str__(self) -> str:
         return self.render()
 
     def __repr__(self) -> str:
-        from allfives_env.core.render import describe_game
-
         return describe_game(self)
 
 

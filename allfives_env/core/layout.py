@@ -22,6 +22,7 @@ there; under ``at_once`` all four sides are open from the start and any two cove
 
 from __future__ import annotations
 
+from allfives_env.core.actions import slot_name
 from allfives_env.core.tiles import HIGH, IS_DOUBLE, LOW, OTHER, VALUES_MASK
 
 NUM_SLOTS = 16
@@ -106,12 +107,21 @@ class Layout:
             return 2 * LOW[tile] if IS_DOUBLE[tile] else LOW[tile] + HIGH[tile]
         # the same arithmetic as place(), without changing anything
         v = self.value[slot]
+        # a double adds 2·v, as a new spinner (whose side counts 0) or as an ordinary end
+        return self.count_without(slot) + (2 * v if IS_DOUBLE[tile] else OTHER[tile][v])
+
+    def count_without(self, slot: int) -> int:
+        """The count once open ``slot`` is covered, before the covering tile's own part.
+
+        That is the count minus the slot's share, and minus a spinner's ``2·v`` when the slot
+        is its second covered side. A tile placed there adds its far half (``2·v`` for a
+        double): :meth:`count_after` is this plus that.
+        """
         count = self.count - self.contrib[slot]
         f = self.face[slot]
         if f >= 0 and self.sp_cov[f] == 1:  # this covers the spinner's second side
             count -= 2 * self.sp_value[f]
-        # a double adds 2·v, as a new spinner (whose side counts 0) or as an ordinary end
-        return count + (2 * v if IS_DOUBLE[tile] else OTHER[tile][v])
+        return count
 
     # ----------------------------------------------------------------- changes
 
@@ -265,7 +275,10 @@ class Layout:
         east = [(t, near, far) for t, near, far in self.chains[1]]
         return [*west, (lead, a, b), *east]
 
-    def __repr__(self) -> str:
-        from allfives_env.core.render import describe_layout
+    def describe(self) -> str:
+        """The open places and the count on one line: ``W=3 E=2 N=5 S=0 count=10``."""
+        ends = " ".join(f"{slot_name(s)}={self.value[s]}" for s in self.open_slots)
+        return f"{ends or 'empty'} count={self.count}"
 
-        return f"<Layout {describe_layout(self)}>"
+    def __repr__(self) -> str:
+        return f"<Layout {self.describe()}>"

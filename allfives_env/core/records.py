@@ -24,7 +24,8 @@ from typing import Any
 from allfives_env.core.actions import DRAW_ID, Action
 from allfives_env.core.deal import Deal
 from allfives_env.core.errors import DealError, IllegalActionError, NotationError, RecordError
-from allfives_env.core.game import Game, HandResult
+from allfives_env.core.events import HandResult
+from allfives_env.core.game import Game
 from allfives_env.core.rules import PRESETS, Rules
 from allfives_env.core.tiles import Tile
 

@@ -8,14 +8,43 @@ spinner) are listed below the line, each read outwards.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from allfives_env.core.actions import slot_name
+from allfives_env.core.events import Phase
 from allfives_env.core.layout import Layout
+from allfives_env.core.rules import Rules
 from allfives_env.core.tiles import IS_DOUBLE, tiles_of
 
-if TYPE_CHECKING:
-    from allfives_env.core.game import Game
+
+class Position(Protocol):
+    """What the text pictures read of a game (:class:`~allfives_env.core.game.Game` has it)."""
+
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def layout(self) -> Layout: ...
+    @property
+    def scores(self) -> tuple[float, ...]: ...
+    @property
+    def hand_number(self) -> int: ...
+    @property
+    def hand_sizes(self) -> tuple[int, ...]: ...
+    @property
+    def boneyard_size(self) -> int: ...
+    @property
+    def current_player(self) -> int | None: ...
+    @property
+    def phase(self) -> Phase: ...
+    @property
+    def winners(self) -> tuple[int, ...] | None: ...
+    @property
+    def is_hand_over(self) -> bool: ...
+    @property
+    def is_match_over(self) -> bool: ...
+    def hand_mask(self, seat: int) -> int: ...
+    def known_voids(self, seat: int) -> list[int]: ...
+
 
 _CELL = 5  # width of "[a|b]"
 
@@ -66,17 +95,11 @@ def render_layout(layout: Layout) -> list[str]:
     return out
 
 
-def describe_layout(layout: Layout) -> str:
-    """The open places and the count on one line: ``W=3 E=2 N=5 S=0 count=10``."""
-    ends = " ".join(f"{slot_name(s)}={layout.value[s]}" for s in layout.open_slots)
-    return f"{ends or 'empty'} count={layout.count}"
-
-
 def _score(x: float) -> str:
     return str(x)
 
 
-def describe_game(game: Game) -> str:
+def describe_game(game: Position) -> str:
     """A one-line summary of a game: rules, hand, layout, scores, who acts."""
     r = game.rules
     scores = ":".join(_score(s) for s in game.scores)
@@ -89,17 +112,17 @@ def describe_game(game: Game) -> str:
         state = f"p{who} to {game.phase.name.lower()}"
     sizes = "/".join(map(str, game.hand_sizes))
     return (
-        f"<Game {r.describe()} | hand {game.hand_number} | {describe_layout(game.layout)} | "
+        f"<Game {r.describe()} | hand {game.hand_number} | {game.layout.describe()} | "
         f"scores {scores} | {state} | hands {sizes} | boneyard {game.boneyard_size}>"
     )
 
 
-def render_public(game: Game) -> str:
+def render_public(game: Position) -> str:
     """The position as text with every hand hidden (what a spectator may see)."""
     return render_game(game, -1)
 
 
-def render_game(game: Game, seat: int | None = None) -> str:
+def render_game(game: Position, seat: int | None = None) -> str:
     """The position as text: with ``seat``, only what that seat may see (``-1``: no hand at
     all); with ``None``, everything."""
     r = game.rules
@@ -112,7 +135,7 @@ def render_game(game: Game, seat: int | None = None) -> str:
     lines.append("")
     lines.extend("  " + x for x in render_layout(game.layout))
     lines.append("")
-    lines.append(f"open: {describe_layout(game.layout)}   boneyard: {game.boneyard_size}")
+    lines.append(f"open: {game.layout.describe()}   boneyard: {game.boneyard_size}")
     for s in range(r.num_players):
         mark = ">" if game.current_player == s else " "
         if seat is None or seat == s:

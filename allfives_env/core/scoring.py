@@ -1,4 +1,12 @@
-"""End-of-hand awards: RULES.md §1 "Hand award" and the "Hand award" row of §2.
+"""Scoring, in one place: what a count scores (RULES.md §1 "Count"), the exact target (the
+"Target" row of §2), and end-of-hand awards (§1 "Hand award" and the "Hand award" row of §2).
+
+>>> from allfives_env.core.rules import Rules
+>>> count_points(15, unit=1), count_points(15, unit=5), count_points(36, unit=1)
+(15, 3, 0)
+>>> five_up = Rules.preset("five_up", 2)
+>>> admitted(five_up, 58, 4), admitted(five_up, 58, 3), reaches_target(five_up, 61)
+(0, 3, True)
 
 Each award rule takes the remaining pips (and tile counts) per *player* at the end of a hand and
 returns the points per *side*, in the preset's unit, before the match's exact-target filter.
@@ -20,6 +28,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from allfives_env.core.rules import Rules
+
+
+def count_points(count: int, unit: int) -> int:
+    """The points a layout ``count`` scores: ``count // unit`` if it is positive and a multiple
+    of 5, else 0 (before the exact-target filter, :func:`admitted`)."""
+    return count // unit if count > 0 and count % 5 == 0 else 0
+
+
+def admitted(rules: Rules, score: float, points: float) -> float:
+    """What ``points`` add to a side standing on ``score``: all of them, or 0 where they would
+    take it past an exact target (``five_up``: such a score is not scored at all)."""
+    return 0 if rules.exact_target and score + points > rules.target else points
+
+
+def reaches_target(rules: Rules, score: float) -> bool:
+    """Whether a side on ``score`` has reached the target (exactly, under an exact target)."""
+    return score == rules.target if rules.exact_target else score >= rules.target
 
 
 def round5(n: int) -> int:

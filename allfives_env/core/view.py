@@ -1,4 +1,4 @@
-"""What one player may know: :class:`PlayerView`, a snapshot built by :func:`player_view`.
+"""What one player may know: :class:`PlayerView`, a snapshot built by :meth:`Game.view`.
 
 A view holds copies, never a reference to the game, so hidden tiles (other hands, the boneyard
 and its order) cannot be reached from it. Whether the tile a player just drew fits is also hidden
@@ -8,15 +8,12 @@ from the others until he acts: their view shows phase ``PLAY`` and the number of
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from allfives_env.core.actions import Action
+from allfives_env.core.events import Event, HandResult, Phase
 from allfives_env.core.layout import Layout
 from allfives_env.core.rules import Rules
-from allfives_env.core.tiles import Tile, tiles_of
-
-if TYPE_CHECKING:
-    from allfives_env.core.game import Event, Game, HandResult, Phase
+from allfives_env.core.tiles import ALL_TILES_MASK, Tile, mask_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,50 +72,8 @@ class PlayerView:
     @property
     def unseen_mask(self) -> int:
         """Tiles this seat cannot see: the other hands and the boneyard, as a tile mask."""
-        mine = 0
-        for t in self.hand:
-            mine |= 1 << t
-        return ((1 << 28) - 1) & ~mine & ~self.layout.on_table
+        return ALL_TILES_MASK & ~mask_of(self.hand) & ~self.layout.on_table
 
     def voids_of(self, seat: int) -> list[int]:
         """The pip values ``seat`` is publicly known not to hold."""
         return [v for v in range(7) if self.known_voids[seat] >> v & 1]
-
-
-def player_view(game: Game, seat: int) -> PlayerView:
-    """The view of ``game`` from ``seat``.
-
-    Raises:
-        ValueError: if ``seat`` is not a seat of the game.
-    """
-    from allfives_env.core.game import Phase
-
-    n = game.rules.num_players
-    if type(seat) is not int or not 0 <= seat < n:
-        raise ValueError(f"no seat {seat!r} in a {n}-player game")
-    me = game.current_player == seat
-    phase = game.phase
-    if phase == Phase.DRAWN and not me:
-        phase = Phase.PLAY
-    return PlayerView(
-        rules=game.rules,
-        seat=seat,
-        hand=tuple(tiles_of(game.hand_mask(seat))),
-        layout=game.layout.clone(),
-        hand_sizes=game.hand_sizes,
-        boneyard_size=game.boneyard_size,
-        can_draw=game.can_draw,
-        scores=game.scores,
-        current_player=game.current_player,
-        phase=phase,
-        draws_this_turn=game.draws_this_turn,
-        drawn_tile=game.drawn_tile if me else None,
-        legal_actions=tuple(game.legal_actions()) if me else (),
-        required_lead=game.required_lead,
-        known_voids=tuple(game.void_bits(s) for s in range(n)),
-        played=tuple(game.played_mask(s) for s in range(n)),
-        hand_number=game.hand_number,
-        leader=game.leader,
-        events=tuple(game.events),
-        results=tuple(game.hand_results),
-    )

@@ -1,13 +1,14 @@
 """The PettingZoo AEC environment over the engine: see :mod:`allfives_env.envs.allfives_v0`.
 
-It only translates: the :class:`~allfives_env.core.game.Game` decides whose turn it is, what is legal
-and when anything ends; :class:`~allfives_env.envs.spaces.Encoding` owns ids and arrays.
+It only translates: the :class:`~allfives_env.core.game.Game` decides whose turn it is, what is
+legal and when anything ends; :class:`~allfives_env.envs.spaces.Encoding` owns ids and arrays.
 """
 
 from __future__ import annotations
 
+import operator
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -16,7 +17,8 @@ from pettingzoo import AECEnv
 
 from allfives_env.core.deal import Deal
 from allfives_env.core.errors import IllegalActionError, RulesError
-from allfives_env.core.game import ActionResult, Game
+from allfives_env.core.events import ActionResult
+from allfives_env.core.game import Game
 from allfives_env.core.rules import Rules
 from allfives_env.envs.rewards import points_rewards, win_rewards
 from allfives_env.envs.spaces import Encoding, MaskArray, ObsArray
@@ -48,7 +50,57 @@ class ActionSpace(spaces.Discrete):
 
 
 class EnvConfigError(RulesError):
-    """An environment argument that is unknown or out of range."""
+    """An environment argument or reset option that is unknown or out of range."""
+
+
+class ResetRequiredError(RuntimeError):
+    """``step`` (or ``observe``, ``state``) was called before ``reset``, or after an error inside
+    ``step`` left the episode unusable: call ``reset()``."""
+
+
+RESET_OPTIONS = ("deal", "scores")
+"""The keys ``reset(options=...)`` understands."""
+PROBE_OPTION = "options"
+"""The one unknown key ``reset`` lets pass (ignored): PettingZoo's own ``api_test`` sends
+``options={"options": 1}`` to check that ``reset`` takes options."""
+
+
+def check_seed(seed: object) -> int | None:
+    """``seed`` as an ``int`` (NumPy integers too), or ``None``.
+
+    Raises:
+        EnvConfigError: for anything else (a negative number, a float, a string, a bool).
+    """
+    if seed is None:
+        return None
+    if type(seed) is not bool:
+        try:
+            value = operator.index(seed)  # type: ignore[arg-type]
+        except TypeError:
+            pass
+        else:
+            if value >= 0:
+                return value
+    raise EnvConfigError(f"seed must be a non-negative int or None, not {seed!r}")
+
+
+def check_options(options: object) -> dict[str, Any]:
+    """``reset``'s ``options`` as a dict of known keys.
+
+    Raises:
+        EnvConfigError: if it is not a mapping, or names an unknown key (bar
+            :data:`PROBE_OPTION`).
+    """
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise EnvConfigError(f"options must be a dict or None, not {options!r}")
+    for key in options:
+        if key not in RESET_OPTIONS and key != PROBE_OPTION:
+            raise EnvConfigError(
+                f"unknown reset option {key!r} (known: {', '.join(RESET_OPTIONS)})"
+            )
+    return dict(options)
 
 
 def _choose(value: Any, allowed: Sequence[str], name: str) -> Any:
@@ -58,7 +110,7 @@ def _choose(value: Any, allowed: Sequence[str], name: str) -> Any:
 
 
 class raw_env(AECEnv[str, dict[str, Any], int]):
-    """All Fives as a PettingZoo AEC environment (documented in :mod:`allfives_env.envs.allfives_v0`).
+    """All Fives as a PettingZoo AEC environment (see :mod:`allfives_env.envs.allfives_v0`).
 
     Raises:
         EnvConfigError: for an unknown or out-of-range argument (a :class:`RulesError`).
@@ -149,16 +201,19 @@ class raw_env(AECEnv[str, dict[str, Any], int]):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new episode (a match, or a hand); ``seed`` reseeds the deals.
 
-        ``options`` may hold ``"deal"`` (a :class:`Deal` for the first hand) and ``"scores"``
-        (the sides' starting scores); other keys are ignored.
+        ``seed`` is an ``int`` (NumPy integers too). ``options`` may hold ``"deal"`` (a
+        :class:`Deal` for the first hand) and ``"scores"`` (the sides' starting scores).
 
         Raises:
+            EnvConfigError: for a seed that is not an int, options that are not a dict, or an
+                unknown option key (nothing is changed).
             DealError: for an illegal ``options["deal"]``.
             RulesError: for bad ``options["scores"]``.
         """
+        seed = check_seed(seed)
+        options = check_options(options)
         if seed is not None:
             self._rng = random.Random(seed)
-        options = options or {}
         deal = options.get("deal")
         if deal is not None and not isinstance(deal, Deal):
             raise EnvConfigError(f"options['deal'] must be a Deal, not {deal!r}")
@@ -189,7 +244,7 @@ class raw_env(AECEnv[str, dict[str, Any], int]):
             return done
         while not game.is_hand_over:
             legal = game.legal_actions()
-            if len(legal) != 1 or legal[0] < 448:  # forced = DRAW or PASS alone
+            if len(legal) != 1 or legal[0].is_placement:  # forced = DRAW or PASS alone
                 break
             done.append(game.apply(legal[0]))
         return done
@@ -222,7 +277,10 @@ class raw_env(AECEnv[str, dict[str, Any], int]):
 
         Raises:
             IllegalActionError: if the action is not in the agent's action mask (state unchanged).
+            ResetRequiredError: before the first ``reset``.
         """
+        if self.game is None:
+            raise ResetRequiredError("step() before reset(): call reset() first")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -259,7 +317,7 @@ class raw_env(AECEnv[str, dict[str, Any], int]):
         game = self.game
         assert game is not None
         enc = self.encoding
-        if type(action) is int or isinstance(action, np.integer):
+        if type(action) is int or isinstance(action, np.integer):  # not a bool, float or text
             a = int(action)
             if 0 <= a < enc.num_actions:
                 engine = enc.to_engine[a]
@@ -312,9 +370,14 @@ class raw_env(AECEnv[str, dict[str, Any], int]):
     # ------------------------------------------------------------------ views
 
     def observe(self, agent: str) -> dict[str, Any]:
-        """``{"observation": vector, "action_mask": mask}`` of ``agent``: nothing it cannot see."""
+        """``{"observation": vector, "action_mask": mask}`` of ``agent``: nothing it cannot see.
+
+        Raises:
+            ResetRequiredError: before the first ``reset``.
+        """
         game = self.game
-        assert game is not None
+        if game is None:
+            raise ResetRequiredError("observe() before reset(): call reset() first")
         seat = self._seat_of[agent]
         mask = self._masks.get(agent)
         if mask is None:
@@ -322,8 +385,13 @@ class raw_env(AECEnv[str, dict[str, Any], int]):
         return {"observation": self.encoding.observe(game, seat), "action_mask": mask}
 
     def state(self) -> ObsArray:
-        """The global state (every hand, the boneyard in draw order): for centralized critics."""
-        assert self.game is not None
+        """The global state (every hand, the boneyard in draw order): for centralized critics.
+
+        Raises:
+            ResetRequiredError: before the first ``reset``.
+        """
+        if self.game is None:
+            raise ResetRequiredError("state() before reset(): call reset() first")
         return self.encoding.state(self.game)
 
     def render(self) -> Any:

@@ -104,6 +104,7 @@ from pettingzoo.utils import conversions
 from pettingzoo.utils.env import ParallelEnv
 
 from allfives_env.envs.aec import EnvConfigError, env, raw_env
+from allfives_env.envs.registration import register_gymnasium, register_pettingzoo
 
 
 def parallel_env(**kwargs: Any) -> ParallelEnv[str, dict[str, Any], int]:
@@ -112,29 +113,7 @@ def parallel_env(**kwargs: Any) -> ParallelEnv[str, dict[str, Any], int]:
     return conversions.turn_based_aec_to_parallel(env(**kwargs))
 
 
-def _register() -> None:
-    """Register with PettingZoo's registry (where the installed version has one) and Gymnasium."""
-    try:
-        from pettingzoo.env_registry.registration import aec_registry, register
-    except ImportError:  # an older PettingZoo: no registry
-        pass
-    else:
-        if "allfives/allfives-v0" not in aec_registry:
-            register("aec", "allfives/allfives-v0", entry_point="allfives_env.envs.allfives_v0:env")
-            register(
-                "parallel",
-                "allfives/allfives-v0",
-                entry_point="allfives_env.envs.allfives_v0:parallel_env",
-            )
-    import gymnasium
-
-    if "allfives/AllFives-v0" not in gymnasium.registry:
-        gymnasium.register(
-            "allfives/AllFives-v0",
-            entry_point="allfives_env.envs.single_agent:AllFivesSingleAgentEnv",
-        )
-
-
-_register()
+register_pettingzoo()
+register_gymnasium()
 
 __all__ = ["EnvConfigError", "env", "parallel_env", "raw_env"]

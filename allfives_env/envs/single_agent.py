@@ -1,8 +1,8 @@
 """One learner seat against given opponents, as a Gymnasium environment.
 
-:class:`AllFivesSingleAgentEnv` (registered as ``allfives/AllFives-v0`` once
-:mod:`allfives_env.envs.allfives_v0` is imported) runs the AEC environment and plays every other seat
-— the partner too, in 4 players — with the given opponents, so the learner sees only its own
+:class:`AllFivesSingleAgentEnv` (registered with Gymnasium as ``allfives/AllFives-v0`` by
+``import allfives_env``) runs the AEC environment and plays every other seat — the partner
+too, in 4 players — with the given opponents, so the learner sees only its own
 turns. It offers ``action_masks()`` for sb3-contrib's ``MaskablePPO``.
 
 Opponents are agents (anything with ``act(view, rng) -> Action``, such as ``agents.RandomAgent``),
@@ -13,6 +13,7 @@ agent names from the agent registry (``"random"``, ``"greedy"``), or callables
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -21,10 +22,16 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from allfives_env.core.errors import IllegalActionError
+from allfives_env.core.errors import ArgumentError, IllegalActionError
 from allfives_env.core.player import Agent
 from allfives_env.core.rules import Rules
-from allfives_env.envs.aec import EnvConfigError, raw_env
+from allfives_env.envs.aec import (
+    EnvConfigError,
+    ResetRequiredError,
+    check_options,
+    check_seed,
+    raw_env,
+)
 from allfives_env.envs.opponents import make_agent
 from allfives_env.envs.spaces import MaskArray, ObsArray
 
@@ -35,7 +42,10 @@ Opponent = Agent | Policy | str
 
 def _resolve(opponent: Opponent) -> Agent | Policy:
     if isinstance(opponent, str):
-        return make_agent(opponent)
+        try:
+            return make_agent(opponent)
+        except ValueError as e:
+            raise EnvConfigError(f"opponent {opponent!r}: {e}") from None
     if hasattr(opponent, "act") or callable(opponent):
         return opponent
     raise EnvConfigError(f"an opponent must be an agent, an agent name or a callable: {opponent!r}")
@@ -111,6 +121,7 @@ class AllFivesSingleAgentEnv(gym.Env[ObsArray, int]):
         self._agent_rng = random.Random()
         self._mask: MaskArray = np.zeros(enc.num_actions, np.int8)
         self._done = True
+        self._broken = True  # reset() has not run
 
     def set_opponents(
         self, opponents: Opponent | Sequence[Opponent] | Mapping[int, Opponent]
@@ -118,13 +129,30 @@ class AllFivesSingleAgentEnv(gym.Env[ObsArray, int]):
         """Replace the opponents (takes effect at once; use between episodes).
 
         Raises:
-            EnvConfigError: for a sequence of the wrong length or an unknown agent name.
+            EnvConfigError: for a sequence of the wrong length, a mapping with a seat out of
+                range or without a seat the learner may leave free, or an unknown agent name
+                (the opponents are left as they were).
         """
         n = self.rules.num_players
         table: dict[int, Agent | Policy] = {}
         if isinstance(opponents, Mapping):
             for seat, opp in opponents.items():
-                table[int(seat)] = _resolve(opp)
+                try:
+                    s = -1 if type(seat) is bool else operator.index(seat)
+                except TypeError:
+                    s = -1
+                if not 0 <= s < n:
+                    raise EnvConfigError(f"opponents: no seat {seat!r} in a {n}-player game")
+                table[s] = _resolve(opp)
+            rule = self.learner_seat_rule
+            free = [s for s in range(n) if rule == "random" or s != rule]
+            missing = [s for s in free if s not in table]
+            if missing:
+                who = "any seat may be the learner's" if rule == "random" else f"seat {rule}"
+                raise EnvConfigError(
+                    f"opponents: no opponent for seat {missing[0]} ({who}; give every other "
+                    "seat one)"
+                )
         elif isinstance(opponents, Sequence) and not isinstance(opponents, str):
             if len(opponents) != n - 1:
                 raise EnvConfigError(
@@ -153,7 +181,15 @@ class AllFivesSingleAgentEnv(gym.Env[ObsArray, int]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[ObsArray, dict[str, Any]]:
-        """Start an episode; ``seed`` seeds the deals, the learner's seat and the opponents."""
+        """Start an episode; ``seed`` seeds the deals, the learner's seat and the opponents.
+
+        Raises:
+            EnvConfigError: for a seed that is not a non-negative int (NumPy integers are
+                ints), or bad ``options`` (see :meth:`raw_env.reset`); nothing is changed.
+        """
+        seed = check_seed(seed)
+        check_options(options)
+        self._broken = True  # until this reset has finished
         super().reset(seed=seed)
         if seed is not None:
             self._agent_rng = random.Random(f"{seed}/opponents")
@@ -166,22 +202,39 @@ class AllFivesSingleAgentEnv(gym.Env[ObsArray, int]):
         self.aec.reset(seed=None if seed is None else seed, options=options)
         self._done = False
         self._play_others()
+        self._broken = False
         return self._observe()
 
     def step(self, action: int) -> tuple[ObsArray, float, bool, bool, dict[str, Any]]:
         """The learner's action; then the other seats play until its next turn or the end.
 
+        ``action`` is an action id: an ``int`` or a NumPy integer (a 0-d integer array too).
+
         Raises:
-            IllegalActionError: with ``illegal_action="raise"``, for an action not in the mask.
-            RuntimeError: if the episode is over (call :meth:`reset`).
+            ArgumentError: for an action that is not an integer (``None``, ``40.9``, ``"40"``);
+                nothing is changed.
+            IllegalActionError: with ``illegal_action="raise"``, for an action not in the mask
+                (nothing is changed).
+            ResetRequiredError: if the episode is over, was never reset, or an error inside an
+                earlier ``step`` (an opponent's, say) left it unusable: call :meth:`reset`.
         """
+        if self._broken:
+            raise ResetRequiredError(
+                "an earlier error left this episode unusable (or it was never reset): call reset()"
+            )
         if self._done:
-            raise RuntimeError("the episode is over; call reset()")
+            raise ResetRequiredError("the episode is over; call reset()")
+        if isinstance(action, bool | float | str) or action is None:
+            raise ArgumentError(f"an action is an integer action id, not {action!r}")
+        try:
+            action = operator.index(action)
+        except TypeError:
+            raise ArgumentError(f"an action is an integer action id, not {action!r}") from None
         aec = self.aec
         me = aec.possible_agents[self.seat]
         carried = aec._cumulative_rewards.get(me, 0.0)  # what happened before this turn
         try:
-            aec.step(int(action))
+            aec.step(action)
         except IllegalActionError:
             if self.illegal_action == "raise":
                 raise
@@ -189,7 +242,9 @@ class AllFivesSingleAgentEnv(gym.Env[ObsArray, int]):
             obs, info = self._observe()
             info["illegal_action"] = True
             return obs, -1.0, True, False, info
+        self._broken = True  # an opponent may raise below: the turn order would be lost
         self._play_others()
+        self._broken = False
         reward = carried + aec._cumulative_rewards.get(me, 0.0)
         aec._cumulative_rewards[me] = 0.0
         obs, info = self._observe()

@@ -1,0 +1,205 @@
+"""The observation and state layouts, block by block, and their documentation.
+
+:func:`observation_blocks` and :func:`state_blocks` list the named runs of entries of the
+vectors that :class:`~allfives_env.envs.spaces.Encoding` builds; ``python -m
+allfives_env.envs.blocks`` prints them index by index (``docs/spaces.md`` is that output,
+checked by a test).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+SLOT_FEATURES = 12
+"""Features per slot: open, value one-hot (7), ordinary double at the end, spinner's free side,
+that spinner still counting, contribution to the count / 12."""
+
+COUNT_SCALE = 60.0
+SCORE_CLIP = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One named run of observation entries."""
+
+    name: str
+    size: int
+    meaning: str
+
+
+ACTION_POINTS_MEANING = (
+    "per placement action id (tile · S + slot), when the observer is to act and it is legal: "
+    "the points it would score now (as scored: 0 past an exact target) × unit / 60, clipped to 1"
+)
+ACTION_REPLIES_MEANING = (
+    "per placement action id, when legal for the observer: the most the next player could "
+    "score right after it, with any tile he may hold (one the observer cannot see, with no "
+    "half he is known to lack) — the count / 60, clipped to 1"
+)
+
+
+def observation_blocks(
+    num_players: int, num_sides: int, num_slots: int, action_features: bool = False
+) -> list[Block]:
+    """The observation layout for a table of this shape, in order."""
+    n, k, s = num_players, num_sides, num_slots
+    extra = (
+        [
+            Block("action_points", 28 * s, ACTION_POINTS_MEANING),
+            Block("action_replies", 28 * s, ACTION_REPLIES_MEANING),
+        ]
+        if action_features
+        else []
+    )
+    return [
+        Block("hand", 28, "1 if the tile (by id) is in the observer's hand"),
+        Block("table", 28, "1 if the tile is on the table"),
+        Block(
+            "played_by",
+            28 * n,
+            "per relative seat r (28 entries each, r = 0 first): 1 if seat r placed the tile "
+            "this hand",
+        ),
+        Block("drawn", 28, "1 for the drawn tile the observer must place now (else all 0)"),
+        Block(
+            "slots",
+            SLOT_FEATURES * s,
+            f"per slot (W, E, N, S{', @4 … @15' if s > 4 else ''}; {SLOT_FEATURES} entries "
+            "each): open; open value one-hot 0–6 (7); an ordinary double ends the arm; the "
+            "arm ends at a spinner's free side (or an unstarted branch); that spinner still "
+            "counts 2·v; the slot's contribution to the count / 12",
+        ),
+        Block("count", 1, f"the count / {COUNT_SCALE:g}, clipped to 1"),
+        Block("count_mod5", 5, "the count modulo 5, one-hot"),
+        Block("hand_sizes", n, "tiles in hand per relative seat / 28"),
+        Block("boneyard_size", 2, "boneyard size / 28; 1 if a tile may be drawn"),
+        Block(
+            "scores",
+            k,
+            f"score / target per relative side (own side first), clipped to ±{SCORE_CLIP:g}",
+        ),
+        Block(
+            "voids",
+            7 * n,
+            "per relative seat (7 entries each): 1 if that seat is publicly known to hold no "
+            "tile with that pip value (from draws and passes)",
+        ),
+        Block("phase", 3, "one-hot: lead, play, must place the drawn tile (own turn only)"),
+        Block("to_act", n, "one-hot relative seat to act (all 0 when no one is)"),
+        Block("draws_this_turn", 1, "tiles the player to act has drawn this turn / 28"),
+        Block("leader", n, "one-hot relative seat that led this hand"),
+        *extra,
+    ]
+
+
+def state_blocks(num_players: int, num_sides: int, num_slots: int) -> list[Block]:
+    """The global state layout (absolute seats and sides), in order."""
+    n, k, s = num_players, num_sides, num_slots
+    return [
+        Block("hands", 28 * n, "per seat (28 entries each): 1 if the tile is in that hand"),
+        Block("boneyard", 28, "1 if the tile is in the boneyard"),
+        Block(
+            "boneyard_order",
+            28,
+            "for a boneyard tile, (its place in the draw order + 1) / 28; else 0",
+        ),
+        Block("table", 28, "1 if the tile is on the table"),
+        Block("played_by", 28 * n, "per seat: 1 if that seat placed the tile this hand"),
+        Block("drawn", 28, "1 for the drawn tile the player to act must place"),
+        Block("slots", SLOT_FEATURES * s, "per slot, as in the observation"),
+        Block("count", 1, f"the count / {COUNT_SCALE:g}, clipped to 1"),
+        Block("count_mod5", 5, "the count modulo 5, one-hot"),
+        Block("hand_sizes", n, "tiles in hand per seat / 28"),
+        Block("boneyard_size", 2, "boneyard size / 28; 1 if a tile may be drawn"),
+        Block("scores", k, f"score / target per side, clipped to ±{SCORE_CLIP:g}"),
+        Block("voids", 7 * n, "per seat: publicly known voids"),
+        Block("phase", 3, "one-hot: lead, play, must place the drawn tile"),
+        Block("to_act", n, "one-hot seat to act"),
+        Block("draws_this_turn", 1, "tiles the player to act has drawn this turn / 28"),
+        Block("leader", n, "one-hot seat that led this hand"),
+    ]
+
+
+def offsets(blocks: list[Block]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    at = 0
+    for b in blocks:
+        out[b.name] = at
+        at += b.size
+    return out
+
+
+# 14-bit tile-mask halves → rows of 0/1, to turn a 28-bit mask into 28 floats in two copies.
+def table(blocks: list[Block]) -> str:
+    """A Markdown table of ``blocks``: index range, name, size, meaning."""
+    lines = ["| indices | block | size | meaning |", "|---|---|---:|---|"]
+    at = 0
+    for b in blocks:
+        span = f"{at}" if b.size == 1 else f"{at}–{at + b.size - 1}"
+        lines.append(f"| {span} | `{b.name}` | {b.size} | {b.meaning} |")
+        at += b.size
+    return "\n".join(lines)
+
+
+def _tables(
+    title: str,
+    layout: Callable[[int, int, int], list[Block]],
+    shapes: list[tuple[str, int, int]],
+) -> list[str]:
+    out: list[str] = []
+    for s in (4, 16):
+        for name, n, k in shapes:
+            blocks = layout(n, k, s)
+            size = sum(b.size for b in blocks)
+            out += ["", f"## {title}: {name}, {s} slots ({size} entries, float32)", ""]
+            out.append(table(blocks))
+    return out
+
+
+def spaces_markdown() -> str:
+    """The document ``docs/spaces.md``: every layout, index by index, generated from the code."""
+    out = [
+        "# Spaces of `allfives_v0`",
+        "",
+        "Generated by `python -m allfives_env.envs.blocks` from `allfives_env/envs/blocks.py`;",
+        "a test checks that this file matches the code. Do not edit by hand.",
+        "",
+        "## Actions",
+        "",
+        "`Discrete(28 * S + 2)` with S = 4 slots (W E N S), or S = 16 where every double is a",
+        "spinner (`five_up`). Placing tile `t` on slot `s` is `t * S + s`; the lead is slot 0;",
+        "DRAW is `28 * S`, PASS is `28 * S + 1`. Tile ids: `0-0`=0, `0-1`=1, … `0-6`=6,",
+        "`1-1`=7, … `6-6`=27.",
+        "",
+        "| slots S | actions | DRAW | PASS |",
+        "|---:|---:|---:|---:|",
+    ]
+    for s in (4, 16):
+        out.append(f"| {s} | {28 * s + 2} | {28 * s} | {28 * s + 1} |")
+    shapes = [
+        ("2 players", 2, 2),
+        ("3 players", 3, 3),
+        ("4 players, partnerships", 4, 2),
+        ("4 players, each for himself", 4, 4),
+    ]
+    out += _tables("Observation", observation_blocks, shapes)
+    out += [
+        "",
+        "## Optional blocks: `action_features=True`",
+        "",
+        "With `action_features=True` (an argument of the environments) the observation ends",
+        "with two more blocks of 28 · S entries each, indexed like the action ids. Both are",
+        "public (from the observer's hand, the table and the known voids) and spare a learner",
+        "the count's arithmetic:",
+        "",
+        f"- `action_points`: {ACTION_POINTS_MEANING}.",
+        f"- `action_replies`: {ACTION_REPLIES_MEANING}.",
+    ]
+    out += _tables("State", state_blocks, shapes)
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(spaces_markdown())

@@ -1,0 +1,86 @@
+"""Per-action features of the observation (``action_features=True``): public facts about each
+legal placement that spare a learner the count's arithmetic.
+
+For the observer to act, per placement action id (``tile · S + slot``):
+
+* ``action_points`` — the points it scores now, as scored (0 past an exact target), as the
+  count / 60, clipped to 1;
+* ``action_replies`` — the most the next player could score right after it with a tile he may
+  hold (one the observer cannot see, with no half he is known to lack), the count / 60.
+
+Only the observer's hand, the table and the public voids are read.
+"""
+
+from __future__ import annotations
+
+from allfives_env.core.actions import DRAW_ID
+from allfives_env.core.game import Game
+from allfives_env.core.scoring import admitted, count_points
+from allfives_env.core.tiles import (
+    ALL_TILES_MASK,
+    HIGH,
+    IS_DOUBLE,
+    LOW,
+    NUM_TILES,
+    OTHER,
+    VALUES_MASK,
+)
+
+COUNT_NORM = 60.0
+"""Counts are divided by this (and clipped to 1) in the features."""
+
+
+def best_additions(maybe: int) -> list[list[int]]:
+    """``out[v][r]``: the largest amount a tile of the mask ``maybe`` adds to the count when
+    placed on an end showing ``v`` (its other half, or ``2·v`` for the double), among amounts
+    ``≡ r (mod 5)``; -1 where none."""
+    out = [[-1] * 5 for _ in range(7)]
+    m = maybe
+    while m:
+        low = m & -m
+        m ^= low
+        t = low.bit_length() - 1
+        for v in (LOW[t], HIGH[t]):
+            add = 2 * v if IS_DOUBLE[t] else OTHER[t][v]
+            row = out[v]
+            if add > row[add % 5]:
+                row[add % 5] = add
+    return out
+
+
+def action_features(game: Game, seat: int, num_slots: int) -> tuple[list[float], list[float]]:
+    """``(points, replies)``, each ``28 · num_slots`` entries (all 0 unless ``seat`` acts)."""
+    size = NUM_TILES * num_slots
+    points = [0.0] * size
+    replies = [0.0] * size
+    if game.current_player != seat:
+        return points, replies
+    rules = game.rules
+    lay = game.layout
+    score = game.scores[rules.side_of(seat)]
+    nxt = (seat + 1) % rules.num_players
+    # tiles the next player may hold: unseen by the observer, and no half he lacks
+    maybe = ALL_TILES_MASK & ~game.hand_mask(seat) & ~lay.on_table
+    by_residue = best_additions(maybe & ~VALUES_MASK[game.void_bits(nxt)])
+    for a in game.legal_actions():
+        if a >= DRAW_ID:
+            continue
+        tile, slot = a >> 4, a & 15
+        i = tile * num_slots + slot
+        count = lay.count_after(tile, slot)
+        if admitted(rules, score, count_points(count, rules.unit)):
+            points[i] = min(count / COUNT_NORM, 1.0)
+        after = lay.scratch()
+        if after.is_empty:
+            after.lead(tile, slot == 1)
+        else:
+            after.place(tile, slot)
+        # the best reply that makes a multiple of 5, looked up by the residue it needs
+        best = 0
+        for s2 in after.open_slots:
+            base = after.count_without(s2)
+            add = by_residue[after.value[s2]][-base % 5]
+            if add >= 0 and base + add > best:
+                best = base + add
+        replies[i] = min(best / COUNT_NORM, 1.0)
+    return points, replies
