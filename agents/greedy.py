@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import random
 
-from allfives_env.core.actions import DRAW_ID, Action
+from allfives_env.core.actions import DRAW_ID, SLOT_OF, TILE_OF, Action
+from allfives_env.core.scoring import count_points
 from allfives_env.core.tiles import PIPS
 from allfives_env.core.view import PlayerView
 
 
 def placement_points(view: PlayerView, action: Action) -> int:
     """Points ``action`` (a placement) would score now, in the rules' unit (exact target aside)."""
-    count = view.layout.count_after(action >> 4, action & 15)
-    return count // view.rules.unit if count and count % 5 == 0 else 0
+    count = view.layout.count_after(TILE_OF[action], SLOT_OF[action])
+    return count_points(count, view.rules.unit)
 
 
 class GreedyAgent:
@@ -30,4 +31,4 @@ class GreedyAgent:
         placements = [a for a in view.legal_actions if a < DRAW_ID]
         if not placements:
             return view.legal_actions[0]
-        return max(placements, key=lambda a: (placement_points(view, a), PIPS[a >> 4], -a))
+        return max(placements, key=lambda a: (placement_points(view, a), PIPS[TILE_OF[a]], -a))

@@ -40,10 +40,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from allfives_env.core.actions import DRAW_ID, Action
+from allfives_env.core.actions import DRAW_ID, SLOT_OF, TILE_OF, Action
 from allfives_env.core.game import Game
 from allfives_env.core.layout import Layout
 from allfives_env.core.rules import Rules
+from allfives_env.core.scoring import admitted, count_points, reaches_target
 from allfives_env.core.tiles import (
     ALL_TILES_MASK,
     HIGH,
@@ -52,6 +53,7 @@ from allfives_env.core.tiles import (
     PIPS,
     TILE_VALUE_BITS,
     VALUES_MASK,
+    mask_of,
     tiles_of,
 )
 from allfives_env.core.view import PlayerView
@@ -112,9 +114,7 @@ class Position:
     @classmethod
     def of_view(cls, view: PlayerView) -> Position:
         """The position of ``view``'s seat."""
-        hand = 0
-        for t in view.hand:
-            hand |= 1 << t
+        hand = mask_of(view.hand)
         return cls(
             view.rules,
             view.seat,
@@ -152,16 +152,10 @@ def points_worth(rules: Rules, scores: tuple[float, ...], side: int, count: int)
     Scores under the rules' unit; a score past an exact target is worth 0, one that reaches the
     target :data:`WIN`.
     """
-    if not count or count % 5:
+    pts = count_points(count, rules.unit)
+    if not pts or not admitted(rules, scores[side], pts):
         return 0.0
-    pts = count // rules.unit
-    total = scores[side] + pts
-    if rules.exact_target:
-        if total > rules.target:
-            return 0.0
-        if total == rules.target:
-            return WIN
-    elif total >= rules.target:
+    if reaches_target(rules, scores[side] + pts):
         return WIN
     return float(pts * rules.unit)
 
@@ -169,9 +163,9 @@ def points_worth(rules: Rules, scores: tuple[float, ...], side: int, count: int)
 def _after(layout: Layout, action: int) -> Layout:
     lay = layout.clone()
     if lay.is_empty:
-        lay.lead(action >> 4, action & 15 == 1)
+        lay.lead(TILE_OF[action], SLOT_OF[action] == 1)
     else:
-        lay.place(action >> 4, action & 15)
+        lay.place(TILE_OF[action], SLOT_OF[action])
     return lay
 
 
@@ -260,7 +254,7 @@ def evaluate(pos: Position, action: int, danger: float | None = None) -> float:
     rules = pos.rules
     n = rules.num_players
     me = pos.seat
-    t = action >> 4
+    t = TILE_OF[action]
     lay = _after(pos.layout, action)
     now = points_worth(rules, pos.scores, rules.side_of(me), lay.count)
     rest = pos.hand & ~(1 << t)
@@ -295,7 +289,7 @@ def choose(pos: Position, legal: list[Action] | tuple[Action, ...]) -> Action:
     if len(placements) == 1:
         return placements[0]
     danger = _danger(pos)
-    return max(placements, key=lambda a: (evaluate(pos, a, danger), PIPS[a >> 4], -a))
+    return max(placements, key=lambda a: (evaluate(pos, a, danger), PIPS[TILE_OF[a]], -a))
 
 
 class HeuristicAgent:

@@ -28,11 +28,11 @@ from collections.abc import Iterator
 from functools import lru_cache
 from math import comb
 
-from allfives_env.core.actions import DRAW_ID
+from allfives_env.core.actions import DRAW_ID, TILE_OF
 from allfives_env.core.deal import leader_choice
 from allfives_env.core.events import Phase
 from allfives_env.core.rules import Rules
-from allfives_env.core.tiles import NUM_TILES, TILES, VALUES_MASK, Tile, tiles_of
+from allfives_env.core.tiles import NUM_TILES, TILES, VALUES_MASK, Tile, mask_of, tiles_of
 from allfives_env.core.view import PlayerView
 
 REJECTION_TRIES = 6
@@ -71,7 +71,7 @@ def _outranking_lead(view: PlayerView) -> int:
     if view.phase == Phase.LEAD and view.required_lead is not None:
         lead = int(view.required_lead)
     elif view.events:
-        lead = view.events[0].action >> 4  # the first event of the hand is its lead
+        lead = TILE_OF[view.events[0].action]  # the first event of the hand is its lead
     else:
         return 0
     return _outranks(view.rules, lead) & view.unseen_mask
@@ -124,7 +124,7 @@ def sample_world(
     for s in others:
         anyone |= allowed[s]
     free = [t for t in pool if anyone >> t & 1]  # the rest can only lie in the boneyard
-    free_mask = _pool_mask(free)
+    free_mask = mask_of(free)
     constrained = [s for s in others if need[s] and free_mask & ~allowed[s]]
     if len(free) < sum(need.values()):
         tries = 0
@@ -137,10 +137,7 @@ def sample_world(
             part = free[i : i + need[s]]
             i += need[s]
             if s in constrained:
-                m = 0
-                for t in part:
-                    m |= 1 << t
-                if m & ~allowed[s]:
+                if mask_of(part) & ~allowed[s]:
                     ok = False
                     break
             dealt[s] = part
@@ -153,13 +150,6 @@ def sample_world(
                 rng.shuffle(bone)
             return hands, bone
     return _exact(others, allowed, need, hands, pool, rng)
-
-
-def _pool_mask(pool: list[Tile]) -> int:
-    m = 0
-    for t in pool:
-        m |= 1 << t
-    return m
 
 
 def _exact(

@@ -25,13 +25,16 @@ import time as _time
 
 from agents.heuristic import Position, choose
 from agents.sampler import sample_world
-from allfives_env.core.actions import DRAW_ID, Action
+from allfives_env.core.actions import DRAW_ID, SLOT_OF, TILE_OF, Action
 from allfives_env.core.game import Game
+from allfives_env.core.scoring import admitted, count_points, reaches_target
 from allfives_env.core.tiles import PIPS
 from allfives_env.core.view import PlayerView
 
 WIN_BONUS = 1.0
 """Worth of winning the match in a rollout, as a multiple of the target (losing: minus it)."""
+WIN_MARK = 10_000
+"""What the rollout's greedy choice makes of a placement that reaches the target."""
 ROLLOUTS = ("greedy", "heuristic")
 """The rollout policies."""
 
@@ -44,22 +47,21 @@ def greedy_step(game: Game, rng: random.Random) -> Action:
     lay = game.layout
     rules = game.rules
     unit = rules.unit
-    exact = rules.exact_target
     seat = game.current_player
     assert seat is not None
-    room = rules.target - game.scores[rules.side_of(seat)]
+    score = game.scores[rules.side_of(seat)]
     best = -1.0
     pick = legal[0]
     ties = 0
-    empty = lay.is_empty
     for a in legal:
         if a >= DRAW_ID:
             continue
-        t = a >> 4
-        count = PIPS[t] if empty else lay.count_after(t, a & 15)
-        pts = count // unit if count and count % 5 == 0 else 0
-        if pts >= room:
-            pts = 0 if exact and pts > room else 10_000
+        pts = count_points(lay.count_after(TILE_OF[a], SLOT_OF[a]), unit)
+        if pts:
+            if not admitted(rules, score, pts):
+                pts = 0
+            elif reaches_target(rules, score + pts):
+                pts = WIN_MARK
         if pts > best:
             best, pick, ties = pts, a, 1
         elif pts == best:
@@ -118,7 +120,11 @@ class SearchAgent:
         totals = self.evaluate(view, rng)
         best = max(
             range(len(legal)),
-            key=lambda i: (totals[i], PIPS[legal[i] >> 4] if legal[i] < DRAW_ID else -1, -legal[i]),
+            key=lambda i: (
+                totals[i],
+                PIPS[TILE_OF[legal[i]]] if legal[i].is_placement else -1,
+                -legal[i],
+            ),
         )
         return legal[best]
 

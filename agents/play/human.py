@@ -57,7 +57,15 @@ from agents.base import Agent
 from agents.errors import AgentError
 from agents.greedy import placement_points
 from agents.registry import make_agent
-from allfives_env.core.actions import DRAW_ID, PASS_ID, Action, parse_slot, slot_name
+from allfives_env.core.actions import (
+    DRAW_ID,
+    PASS_ID,
+    SLOT_OF,
+    TILE_OF,
+    Action,
+    parse_slot,
+    slot_name,
+)
 from allfives_env.core.errors import NotationError
 from allfives_env.core.events import ActionResult, HandEnd, HandResult, Phase
 from allfives_env.core.game import Game
@@ -104,7 +112,7 @@ def move_text(layout: Layout, action: Action) -> str:
         return str(action)
     if layout.is_empty:
         return action.lead_text()
-    t, s = action >> 4, action & 15
+    t, s = TILE_OF[action], SLOT_OF[action]
     v = layout.value[s]
     if v < 0 or OTHER[t][v] < 0:
         return str(action)
@@ -161,14 +169,15 @@ def parse_move(text: str, view: PlayerView) -> Action:
         return _lead(view, tile, a, b, m.group(3))
     if view.phase == Phase.DRAWN and tile != view.drawn_tile:
         raise BadMove(f"you must place the tile you drew, {view.drawn_tile}")
-    fits = [x for x in legal if x < DRAW_ID and x >> 4 == tile]
+    fits = [x for x in legal if TILE_OF[x] == tile]
     if m.group(3) is None:
         if len(fits) == 1:
             return fits[0]
         if not fits:
             raise BadMove(f"{a}-{b} fits no open end ({view.layout.describe()})")
-        where = " or ".join(slot_name(x & 15) for x in fits)
-        raise BadMove(f"{a}-{b} fits {where}: say where, e.g. '{a}-{b} {slot_name(fits[-1] & 15)}'")
+        where = " or ".join(slot_name(SLOT_OF[x]) for x in fits)
+        example = f"{a}-{b} {slot_name(SLOT_OF[fits[-1]])}"
+        raise BadMove(f"{a}-{b} fits {where}: say where, e.g. '{example}'")
     try:
         slot = parse_slot(m.group(3).upper())
     except NotationError:

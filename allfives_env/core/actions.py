@@ -155,6 +155,11 @@ class Action(int):
         return f"Action('{self}')"
 
 
+#: ``TILE_OF[a]``, ``SLOT_OF[a]``: the tile id and the slot of engine action ``a`` (-1 for DRAW and
+#: PASS). Plain lookups, as fast as the bit arithmetic they hide, for hot loops outside this module.
+TILE_OF: tuple[int, ...] = tuple(a >> 4 if a < DRAW_ID else -1 for a in range(NUM_ACTIONS))
+SLOT_OF: tuple[int, ...] = tuple(a & 15 if a < DRAW_ID else -1 for a in range(NUM_ACTIONS))
+
 #: The 450 shared action instances, by engine id.
 ACTIONS: tuple[Action, ...] = tuple(int.__new__(Action, i) for i in range(NUM_ACTIONS))
 DRAW: Action = ACTIONS[DRAW_ID]

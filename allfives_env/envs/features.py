@@ -13,7 +13,7 @@ Only the observer's hand, the table and the public voids are read.
 
 from __future__ import annotations
 
-from allfives_env.core.actions import DRAW_ID
+from allfives_env.core.actions import DRAW_ID, SLOT_OF, TILE_OF
 from allfives_env.core.game import Game
 from allfives_env.core.scoring import admitted, count_points
 from allfives_env.core.tiles import (
@@ -65,7 +65,7 @@ def action_features(game: Game, seat: int, num_slots: int) -> tuple[list[float],
     for a in game.legal_actions():
         if a >= DRAW_ID:
             continue
-        tile, slot = a >> 4, a & 15
+        tile, slot = TILE_OF[a], SLOT_OF[a]
         i = tile * num_slots + slot
         count = lay.count_after(tile, slot)
         if admitted(rules, score, count_points(count, rules.unit)):

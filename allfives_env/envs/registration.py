@@ -2,8 +2,9 @@
 
 ``import allfives_env`` runs :func:`register_gymnasium`, so
 ``gymnasium.make("allfives/AllFives-v0")`` works after a plain import (and in the worker
-processes of a vectorized environment whose main script imports the package). PettingZoo's registry (``allfives/allfives-v0``) is filled when
-:mod:`allfives_env.envs.allfives_v0` is imported, since reaching it imports PettingZoo.
+processes of a vectorized environment whose main script imports the package). PettingZoo's
+registry (``allfives/allfives-v0``) is filled when :mod:`allfives_env.envs.allfives_v0` is
+imported, since reaching it imports PettingZoo.
 """
 
 from __future__ import annotations
