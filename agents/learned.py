@@ -205,19 +205,27 @@ class LearnedAgent:
         self.sample = sample
         self._encodings: dict[Rules, Encoding] = {}
 
+    def check_rules(self, rules: Rules) -> None:
+        """Refuse rules other than the ones the policy was trained on.
+
+        A policy plays only the rules of its checkpoint (preset, players, partnerships and
+        every overridden field): under other rules its observation would mean other things,
+        or have another shape.
+
+        Raises:
+            CheckpointError: if ``rules`` are not the checkpoint's.
+        """
+        trained = self.spec.rules
+        if rules != trained:
+            raise CheckpointError(
+                f"{self.name} was trained for {trained.describe()}; it plays only those "
+                f"rules, not {rules.describe()}"
+            )
+
     def _encoding(self, rules: Rules) -> Encoding:
         enc = self._encodings.get(rules)
         if enc is None:
-            trained = self.spec.rules
-            if (rules.num_players, rules.num_sides, rules.num_slots) != (
-                trained.num_players,
-                trained.num_sides,
-                trained.num_slots,
-            ):
-                raise CheckpointError(
-                    f"{self.name} was trained for {trained.describe()}; it cannot play "
-                    f"{rules.describe()}"
-                )
+            self.check_rules(rules)
             enc = self._encodings[rules] = Encoding(rules, self.spec.action_features)
         return enc
 

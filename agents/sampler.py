@@ -136,10 +136,9 @@ def sample_world(
         for s in others:
             part = free[i : i + need[s]]
             i += need[s]
-            if s in constrained:
-                if mask_of(part) & ~allowed[s]:
-                    ok = False
-                    break
+            if s in constrained and mask_of(part) & ~allowed[s]:
+                ok = False
+                break
             dealt[s] = part
         if ok:
             for s in others:

@@ -10,7 +10,11 @@ from typing import Any
 
 import pytest
 
+from agents.cli.evaluate import add_eval_parser, run_eval
 from agents.eval import tournament
+from agents.eval.match import EvalError, MatchResult, play_match, seating
+from agents.eval.report import table, write_json, write_png
+from agents.eval.results import lineup_scores
 from agents.eval.stats import (
     ELO_SCALE,
     PairResult,
@@ -20,18 +24,7 @@ from agents.eval.stats import (
     win_credit,
     win_rate,
 )
-from agents.eval.tournament import (
-    EvalError,
-    MatchResult,
-    add_eval_parser,
-    evaluate,
-    league,
-    play_match,
-    run_eval,
-    seating,
-    write_json,
-    write_png,
-)
+from agents.eval.tournament import evaluate, league
 from agents.registry import UnknownAgentError
 from allfives_env import Rules
 
@@ -165,7 +158,7 @@ def test_play_match_is_reproducible_and_consistent() -> None:
 
 def test_shared_wins_count_half() -> None:
     r = MatchResult((250, 250), (0, 1), 1, ((250, 250),), 10, 0)
-    wins, pph = tournament._lineup_scores([r, r], 2, 2)
+    wins, pph = lineup_scores([r, r], 2, 2)
     assert wins == [1.0, 1.0] and pph == [[250.0, 250.0], [250.0, 250.0]]
 
 
@@ -205,7 +198,7 @@ def test_evaluate_reports_agents_and_seats() -> None:
     # match m = 2d + r: in rotation 1 the lineup's first agent plays seat 1
     agent0_wins = sum(win_credit(r.winners, m % 2) for m, r in enumerate(ev.results))
     assert agent0_wins == j["agents"][0]["wins"]
-    assert "random" in ev.table() and "seat effects" in ev.table()
+    assert "random" in table(ev) and "seat effects" in table(ev)
 
 
 @pytest.mark.parametrize(
@@ -251,7 +244,7 @@ def test_league_matrix_and_ratings() -> None:
     assert j["agents"][1]["rating"] == 1000.0
     assert sum(a["matches"] for a in j["agents"]) == 3 * 2 * 4
     assert lg.agents[0].rating.value > 1000  # greedy beats random
-    assert "win rate of row v column" in lg.table()
+    assert "win rate of row v column" in table(lg)
 
 
 def test_progress_bar_goes_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:
@@ -320,8 +313,6 @@ def test_cli_league_and_players(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["greedy", "random", "--matches", "0"], "matches"),
-        (["greedy", "random", "--processes", "-1"], "processes"),
         (["greedy"], "at least two agents"),
         (["greedy", "random", "--players", "3"], "3 sides"),
         (["greedy", "random", "--players", "3", "--league"], "two sides"),
@@ -340,7 +331,7 @@ def test_cli_errors_before_playing(
     def no_play(*args: Any) -> None:
         raise AssertionError("a match was played")
 
-    monkeypatch.setattr(tournament, "_run", no_play)
+    monkeypatch.setattr(tournament, "run_matches", no_play)
     with pytest.raises(EvalError, match=message) as info:
         run_eval(_parse(*argv), lambda line: None)
     assert "\n" not in str(info.value)
@@ -350,3 +341,21 @@ def test_cli_errors_before_playing(
 def test_cli_unknown_agent() -> None:
     with pytest.raises(UnknownAgentError, match="nobody"):
         run_eval(_parse("greedy", "nobody", "--matches", "2"), lambda line: None)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--matches", "0"],
+        ["--processes", "0"],
+        ["--processes", "-3"],
+        ["--processes", "two"],
+    ],
+)
+def test_cli_refuses_counts_below_one(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    from agents.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(["eval", "greedy", "random", *argv])
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and err.count("\n") == 1 and argv[0] in err

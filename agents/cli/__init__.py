@@ -1,0 +1,125 @@
+"""The ``allfives`` command line (also ``python -m allfives_env``).
+
+Commands:
+  replay FILE     replay a game record; print RULES.md §4's JSON result
+  demo            a seeded match between agents, printed move by move
+  bench engine    moves/s and hands/s of random legal games, per preset
+  bench env       environment steps/s of random masked play (env() and raw_env())
+  eval            duplicate-deal matches between agents: win rates, CIs, ratings
+  play            play a match against agents in the terminal
+
+A user mistake (bad arguments, an invalid record, a missing file) prints one line on stderr and
+exits with status 2; nothing is printed on stdout and no traceback is shown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from agents.cli.bench import add_bench_parser, run_bench
+from agents.cli.evaluate import add_eval_parser, run_eval
+from agents.cli.options import Parser, add_rules_options, fail, rules_of, split_specs
+from agents.cli.play import add_play_parser, run_play
+from agents.errors import AgentError
+from agents.registry import make_agent
+from allfives_env.core.errors import AllFivesError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``allfives`` command."""
+    parser = Parser(prog="allfives", description="All Fives (Muggins, Five-Up) domino engine.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+
+    p = sub.add_parser("replay", help="replay a game record and print its result as JSON")
+    p.add_argument("file", help="the record (JSON, RULES.md §4); '-' reads stdin")
+
+    p = sub.add_parser("demo", help="a seeded match between agents, printed move by move")
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=1,
+        help="seed of the deals and the agents: the first match of 'allfives eval --seed SEED'",
+    )
+    add_rules_options(p)
+    p.add_argument(
+        "--agents",
+        default="greedy,random",
+        help="agent spec per seat, cycled, separated by commas (or by ';' when a spec has "
+        "parameters, e.g. 'search:sims=50;random'); default: greedy,random",
+    )
+    p.add_argument("--save", metavar="FILE", help="save the match as a game record")
+    p.add_argument("--quiet", action="store_true", help="print only the result")
+
+    add_bench_parser(sub)
+    add_eval_parser(sub)
+    add_play_parser(sub)
+    return parser
+
+
+def _replay(path: str) -> int:
+    from allfives_env.core.records import load_json, replay_json, replay_text
+
+    if path == "-":
+        result = replay_text(sys.stdin.read())
+    else:
+        result = replay_json(load_json(path)).to_json()
+    print(json.dumps(result))
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from agents.play.demo import play_demo
+
+    names = split_specs(args.agents)
+    if not names:
+        return fail("--agents names no agent")
+    rules = rules_of(args)
+    if len(names) > rules.num_players:
+        return fail(f"--agents names {len(names)} agents for {rules.num_players} seats")
+    for name in names:
+        make_agent(name)  # an unknown name fails here, before anything is printed
+    if args.save is None:
+        return play_demo(rules, names, args.seed, None, args.quiet, sys.stdout)
+    with open(args.save, "w", encoding="utf-8") as save:  # an unwritable path fails before play
+        return play_demo(rules, names, args.seed, save, args.quiet, sys.stdout)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "replay":
+            return _replay(args.file)
+        if args.command == "demo":
+            return _demo(args)
+        if args.command == "bench":
+            return run_bench(args)
+        if args.command == "eval":
+            return run_eval(args)
+        if args.command == "play":
+            return run_play(args)
+    except (AllFivesError, AgentError) as e:
+        return fail(str(e))
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        return fail(str(e))
+    except KeyboardInterrupt:
+        return 130
+    raise AssertionError(args.command)  # pragma: no cover - argparse requires a command
+
+
+def entry() -> None:
+    """The console-script entry point."""
+    try:
+        status = main()
+        sys.stdout.flush()
+    except BrokenPipeError:  # e.g. `allfives demo | head`: the reader left; stop quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        status = 0
+    sys.exit(status)

@@ -1,0 +1,104 @@
+"""``allfives eval``: duplicate-deal matches between agents, head to head or as a league."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+from agents.cli.options import add_rules_options, positive_int, rules_of
+from agents.eval.report import check_writable, table, write_json, write_png
+from agents.eval.results import Evaluation, League
+from agents.eval.tournament import EvalError, check_specs, evaluate, league
+
+
+def add_eval_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Add the ``eval`` command to ``subparsers`` (run it with :func:`run_eval`)."""
+    p = subparsers.add_parser(
+        "eval",
+        help="evaluate agents over duplicate deals (head to head, or a league)",
+        description="Play agents against each other over duplicate deals: each deal is played "
+        "once per rotation of the agents over the sides, so the luck of the deal cancels. "
+        "With one agent per side: head to head. With --league, or more agents than sides: "
+        "every pair plays, and Elo ratings are fitted.",
+    )
+    p.add_argument(
+        "agents",
+        nargs="+",
+        metavar="AGENT",
+        help="agent specs: a name (random, greedy, ...), name:key=value,... or a .zip checkpoint",
+    )
+    add_rules_options(p)
+    p.add_argument(
+        "--matches",
+        type=positive_int,
+        default=1000,
+        help="matches to play (per pair in a league); rounded up to whole deals (default 1000)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="base seed of deals and agents")
+    p.add_argument(
+        "--processes",
+        type=positive_int,
+        help="worker processes (default: the CPU count); any number gives the same results",
+    )
+    p.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    p.add_argument("--png", metavar="FILE", help="write a chart of the results")
+    p.add_argument("--league", action="store_true", help="play every pair of agents")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def run_eval(args: argparse.Namespace, out: Callable[[str], None] = print) -> int:
+    """Run ``allfives eval`` with parsed ``args``: play, print a table, write the files.
+
+    Every check (agents and the rules they can play, numbers, output paths, matplotlib for
+    ``--png``) runs before any match is played.
+
+    Raises:
+        EvalError: for a bad request (one line, for the caller to print).
+        UnknownAgentError: for an agent spec the registry does not know.
+        RulesError: for rules the engine refuses.
+    """
+    specs: list[str] = list(args.agents)
+    if len(specs) < 2:
+        raise EvalError(f"give at least two agents, not {len(specs)}")
+    processes = args.processes if args.processes is not None else (os.cpu_count() or 1)
+    rules = rules_of(args)
+    k = rules.num_sides
+    is_league = args.league or len(specs) > k
+    if is_league and k != 2:
+        raise EvalError(
+            f"a league needs two sides (2 players, or 4 in partnerships); {rules.describe()} "
+            f"has {k}: give {k} agents, one per side"
+        )
+    if not is_league and len(specs) != k:
+        raise EvalError(
+            f"{rules.describe()} has {k} sides: give {k} agents, one per side, not {len(specs)}"
+        )
+    paths = [p for p in (args.json, args.png) if p is not None]
+    if len(paths) == 2 and os.path.abspath(paths[0]) == os.path.abspath(paths[1]):
+        raise EvalError(f"--json and --png name the same file: {paths[0]}")
+    for path in paths:
+        check_writable(path)
+    if args.png is not None and importlib.util.find_spec("matplotlib") is None:
+        raise EvalError("--png needs matplotlib (pip install matplotlib)")
+    check_specs(specs, rules)
+    start = time.perf_counter()
+    result: Evaluation | League
+    if is_league:
+        result = league(rules, specs, args.matches, args.seed, processes, not args.quiet)
+    else:
+        result = evaluate(rules, specs, args.matches, args.seed, processes, not args.quiet)
+    elapsed = time.perf_counter() - start
+    out(table(result))
+    workers = f"{processes} process{'es' if processes > 1 else ''}"
+    out(f"{elapsed:.1f} s with {workers}")
+    if args.json is not None:
+        write_json(result, args.json)
+        out(f"wrote {args.json}")
+    if args.png is not None:
+        write_png(result, args.png)
+        out(f"wrote {args.png}")
+    return 0
