@@ -25,10 +25,12 @@ says so); a finished run is not restarted, and a different config for the same n
 
 from __future__ import annotations
 
-import argparse
+import contextlib
 import dataclasses
-import itertools
+import importlib.util
+import io
 import json
+import math
 import os
 import pickle
 import random
@@ -39,12 +41,30 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, NoReturn
 
-import numpy as np
+TRAIN_EXTRAS = ("yaml", "tyro", "torch", "stable_baselines3", "sb3_contrib", "tqdm", "matplotlib")
+"""The modules of the ``[train]`` extras that training needs."""
 
-from allfives_env.core.rules import Rules
-from allfives_env.envs.single_agent import AllFivesSingleAgentEnv
+
+def _missing_extras() -> list[str]:
+    return [m for m in TRAIN_EXTRAS if importlib.util.find_spec(m) is None]
+
+
+if __name__ == "__main__" and _missing_extras():
+    print(
+        f"train.py: error: training needs the [train] extras (missing: "
+        f"{', '.join(_missing_extras())}): pip install -e '.[train]'",
+        file=sys.stderr,
+    )
+    raise SystemExit(2)
+
+import numpy as np  # noqa: E402 - after the check above, which names what to install
+import tyro  # noqa: E402
+import yaml  # noqa: E402
+
+from allfives_env.core.rules import Rules  # noqa: E402
+from allfives_env.envs.single_agent import AllFivesSingleAgentEnv  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent
 
@@ -131,161 +151,171 @@ class Config:
         """
         return Rules.preset(self.preset, self.num_players, partnerships=self.partnerships)
 
+    def check_types(self) -> None:
+        """Check every field's value against its annotation (YAML values arrive untyped).
 
-def load_config(path: str | None, overrides: dict[str, Any]) -> Config:
-    """The default config, updated by the YAML file at ``path``, then by ``overrides``.
+        Raises:
+            ConfigError: naming the first field of the wrong type.
+        """
+        for f in dataclasses.fields(self):
+            _check_type(f.name, getattr(self, f.name), f.type)
 
-    Raises:
-        SystemExit: (status 2, one line) for an unknown key, a wrong type or a bad value.
-    """
-    import yaml
+    def check(self) -> None:
+        """Validate every field, before anything runs (the agents named are made once).
 
-    values: dict[str, Any] = {}
-    if path is not None:
+        Raises:
+            ConfigError: naming the first bad field.
+        """
+        from agents.errors import AgentError
+        from agents.registry import make_agent
+        from allfives_env import RulesError
+        from allfives_env.envs.aec import EPISODES, FORCED, REWARDS
+
+        self.check_types()
         try:
-            loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as e:
-            fail(f"cannot read config {path!r}: {e}")
-        if not isinstance(loaded, dict):
-            fail(f"config {path!r} must be a mapping of field: value")
-        values.update(loaded)
-    values.update(overrides)
-    fields = {f.name: f for f in dataclasses.fields(Config)}
-    for key in values:
-        if key not in fields:
-            fail(f"unknown config key {key!r} (known: {', '.join(fields)})")
-    cfg = Config()
-    for key, value in values.items():
-        setattr(cfg, key, _coerce(key, value, getattr(cfg, key)))
-    _validate(cfg)
-    return cfg
+            self.rules()
+        except RulesError as e:
+            raise ConfigError(f"config: {e}") from None
+        checks = [
+            (self.episode in EPISODES, "episode", f"one of {', '.join(EPISODES)}"),
+            (self.reward in REWARDS, "reward", f"one of {', '.join(REWARDS)}"),
+            (self.forced_actions in FORCED, "forced_actions", f"one of {', '.join(FORCED)}"),
+            (
+                bool(self.name) and self.name.replace("-", "").replace("_", "").isalnum(),
+                "name",
+                "letters, digits, - or _",
+            ),
+            (0 <= self.seed < 2**32, "seed", "from 0 to 2**32 - 1 (what NumPy's seeding takes)"),
+            (bool(self.eval_opponents), "eval_opponents", "at least one agent spec"),
+        ]
+        for key in (
+            "total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "pool_size",
+            "snapshot_every", "eval_every", "eval_matches", "eval_processes", "torch_threads",
+        ):  # fmt: skip
+            checks.append((getattr(self, key) >= 1, key, "at least 1"))
+        checks.append((self.final_eval_matches >= 0, "final_eval_matches", "at least 0"))
+        for f in dataclasses.fields(self):
+            if f.type == "float":
+                value = getattr(self, f.name)
+                checks.append((math.isfinite(value), f.name, "a finite number"))
+        for key in ("baseline_prob", "latest_prob", "gae_lambda", "gamma"):
+            checks.append((0.0 <= getattr(self, key) <= 1.0, key, "between 0 and 1"))
+        for key in ("learning_rate", "clip_range"):
+            checks.append((getattr(self, key) > 0, key, "positive"))
+        checks.append(
+            (all(h >= 1 for h in self.net_arch) and bool(self.net_arch), "net_arch", "sizes ≥ 1")
+        )
+        for ok, key, what in checks:
+            if not ok:
+                raise ConfigError(f"config {key!r} must be {what}, not {getattr(self, key)!r}")
+        for key in ("baselines", "eval_opponents"):
+            for spec in getattr(self, key):
+                try:
+                    agent = make_agent(spec)
+                    check_rules = getattr(agent, "check_rules", None)
+                    if check_rules is not None:
+                        check_rules(self.rules())
+                except (AgentError, ValueError, OSError) as e:
+                    raise ConfigError(f"config {key!r}: {e}") from None
 
 
-def _coerce(key: str, value: Any, default: Any) -> Any:
-    kind = type(default)
-    if kind is bool:
-        if isinstance(value, str) and value.lower() in ("true", "false"):
-            return value.lower() == "true"
-        if type(value) is not bool:
-            fail(f"config {key!r} must be true or false, not {value!r}")
-        return value
-    if kind is list:
-        if isinstance(value, str):
-            value = [v.strip() for v in value.split(",") if v.strip()]
-        if not isinstance(value, list):
-            fail(f"config {key!r} must be a list, not {value!r}")
-        if default and isinstance(default[0], int):
-            try:
-                return [int(v) for v in value]
-            except (TypeError, ValueError):
-                fail(f"config {key!r} must be a list of ints, not {value!r}")
-        return [str(v) for v in value]
-    if kind is int:
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if isinstance(value, str):
-            try:
-                value = int(value.replace("_", ""))
-            except ValueError:
-                fail(f"config {key!r} must be an int, not {value!r}")
-        if type(value) is not int:
-            fail(f"config {key!r} must be an int, not {value!r}")
-        return value
-    if kind is float:
-        try:
-            if isinstance(value, bool):
-                raise ValueError
-            return float(value)
-        except (TypeError, ValueError):
-            fail(f"config {key!r} must be a number, not {value!r}")
-    if not isinstance(value, str):
-        fail(f"config {key!r} must be text, not {value!r}")
-    return value
+class ConfigError(ValueError):
+    """A config that cannot run: train.py prints its one line and exits with status 2."""
 
 
-def _validate(cfg: Config) -> None:
-    from agents.registry import UnknownAgentError, make_agent
-    from allfives_env import RulesError
-    from allfives_env.envs.aec import EPISODES, FORCED, REWARDS
-
-    try:
-        cfg.rules()
-    except RulesError as e:
-        fail(f"config: {e}")
-    checks = [
-        (cfg.episode in EPISODES, "episode", f"one of {', '.join(EPISODES)}"),
-        (cfg.reward in REWARDS, "reward", f"one of {', '.join(REWARDS)}"),
-        (cfg.forced_actions in FORCED, "forced_actions", f"one of {', '.join(FORCED)}"),
-        (cfg.name.replace("-", "").replace("_", "").isalnum(), "name", "letters, digits, - or _"),
-    ]
-    for key in (
-        "total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "pool_size",
-        "snapshot_every", "eval_every", "eval_matches", "eval_processes", "torch_threads",
-    ):  # fmt: skip
-        checks.append((getattr(cfg, key) >= 1, key, "at least 1"))
-    checks.append((cfg.final_eval_matches >= 0, "final_eval_matches", "at least 0"))
-    for key in ("baseline_prob", "latest_prob", "gae_lambda", "gamma"):
-        checks.append((0.0 <= getattr(cfg, key) <= 1.0, key, "between 0 and 1"))
-    for key in ("learning_rate", "clip_range"):
-        checks.append((getattr(cfg, key) > 0, key, "positive"))
-    checks.append(
-        (all(h >= 1 for h in cfg.net_arch) and bool(cfg.net_arch), "net_arch", "sizes ≥ 1")
-    )
-    for ok, key, what in checks:
-        if not ok:
-            fail(f"config {key!r} must be {what}, not {getattr(cfg, key)!r}")
-    for spec in [*cfg.baselines, *cfg.eval_opponents]:
-        try:
-            make_agent(spec)
-        except UnknownAgentError as e:
-            fail(f"config: {e}")
+def _check_type(key: str, value: Any, kind: Any) -> None:
+    """Check a field's value against its annotation (YAML values arrive untyped)."""
+    want = {"str": str, "int": int, "float": (int, float), "bool": bool}
+    if kind in ("list[int]", "list[str]"):
+        item = int if kind == "list[int]" else str
+        ok = isinstance(value, list) and all(
+            isinstance(v, item) and not isinstance(v, bool) for v in value
+        )
+    else:
+        ok = isinstance(value, want[kind]) and (kind == "bool" or not isinstance(value, bool))
+    if not ok:
+        raise ConfigError(f"config {key!r} must be of type {kind}, not {value!r}")
 
 
-def fail(message: str) -> Any:
+@dataclass
+class Command:
+    """Self-play training of an All Fives agent (see the top of train.py)."""
+
+    config: Path | None = None
+    """A YAML file of config fields (the field names below); command-line flags override it."""
+    fresh: bool = False
+    """Delete the run folder and start over."""
+    runs: Path = ROOT / "runs"
+    """Where run folders go."""
+    cfg: Annotated[Config, tyro.conf.OmitArgPrefixes] = field(default_factory=Config)
+
+
+def fail(message: str) -> NoReturn:
     """Stop with one line on stderr and exit status 2 (a user mistake, not a crash)."""
-    print(f"train.py: error: {message}", file=sys.stderr)
+    print(f"train.py: error: {' '.join(message.split())}", file=sys.stderr)
     raise SystemExit(2)
 
 
-def parse_args(argv: Sequence[str] | None) -> tuple[str | None, dict[str, Any], bool, Path]:
-    """``--config FILE``, ``--fresh``, ``--runs DIR`` and ``--<field> value`` per config field."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--config", help="a YAML file of config fields (default: the built-in default)")
-    p.add_argument("--fresh", action="store_true", help="delete the run folder and start over")
-    p.add_argument("--runs", default=str(ROOT / "runs"), help="where run folders go (./runs)")
-    for f in dataclasses.fields(Config):
-        doc = _field_docs().get(f.name, "")
-        p.add_argument(f"--{f.name}", dest=f.name, default=None, help=doc, metavar="VALUE")
-    p.error = lambda message: fail(message)  # type: ignore[method-assign]
-    args = vars(p.parse_args(argv))
-    config = args.pop("config")
-    fresh = args.pop("fresh")
-    runs = Path(args.pop("runs"))
-    overrides = {k: _parse_cli_value(v) for k, v in args.items() if v is not None}
-    return config, overrides, fresh, runs
+def _config_path(argv: Sequence[str]) -> Path | None:
+    """The value of ``--config`` in ``argv``, read first: it sets the other fields' defaults."""
+    for i, arg in enumerate(argv):
+        if arg == "--config" and i + 1 < len(argv):
+            return Path(argv[i + 1])
+        if arg.startswith("--config="):
+            return Path(arg.partition("=")[2])
+    return None
 
 
-def _parse_cli_value(text: str) -> Any:
-    import yaml
+def load_yaml(path: Path) -> Config:
+    """The default config updated by the YAML file at ``path``.
 
+    Raises:
+        ConfigError: if the file cannot be read, is not a mapping, or names an unknown key.
+    """
     try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError:
-        return text
+        loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        raise ConfigError(f"cannot read config {str(path)!r}: {e}") from None
+    if not isinstance(loaded, dict):
+        raise ConfigError(f"config {str(path)!r} must be a mapping of field: value")
+    names = [f.name for f in dataclasses.fields(Config)]
+    for key in loaded:
+        if key not in names:
+            raise ConfigError(f"unknown config key {key!r} in {path} (known: {', '.join(names)})")
+    cfg = dataclasses.replace(Config(), **loaded)
+    cfg.check_types()
+    return cfg
 
 
-def _field_docs() -> dict[str, str]:
-    """Each config field's docstring (the string right after it in the class body)."""
-    import ast
-    import inspect
+def parse_args(argv: Sequence[str]) -> Command:
+    """The command line: ``--config FILE``, ``--fresh``, ``--runs DIR`` and ``--<field> VALUE``
+    for each config field (tyro; ``--help`` lists every field with its doc). Errors are one line.
+    """
+    path = _config_path(argv)
+    default = Command(config=path, cfg=load_yaml(path) if path is not None else Config())
+    captured = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(captured):
+            command = tyro.cli(
+                Command, args=list(argv), default=default, use_underscores=True,
+                description=__doc__.split("\n\n")[0] if __doc__ else None,
+            )  # fmt: skip
+    except SystemExit as e:
+        if e.code in (0, None):
+            raise
+        fail(_box_text(captured.getvalue()) or "bad arguments (see train.py --help)")
+    command.cfg.check()
+    return command
 
-    tree = ast.parse(inspect.getsource(Config))
-    body = tree.body[0].body  # type: ignore[attr-defined]
-    docs: dict[str, str] = {}
-    for node, after in itertools.pairwise(body):
-        if isinstance(node, ast.AnnAssign) and isinstance(after, ast.Expr):
-            docs[node.target.id] = str(after.value.value)  # type: ignore[union-attr,attr-defined]
-    return docs
+
+def _box_text(text: str) -> str:
+    """tyro's boxed error message as one line: the message, without the title and help."""
+    drawing = "╭╮╰╯─│┃━"
+    lines = ["".join(c for c in line if c not in drawing).strip() for line in text.splitlines()]
+    lines = [x for x in lines if x]
+    for stop in ("Argument helptext", "For full helptext", "Perhaps you meant"):
+        lines = lines[: next((i for i, x in enumerate(lines) if x.startswith(stop)), len(lines))]
+    return " ".join(lines[1:] or lines)
 
 
 # ----------------------------------------------------------------------------- 2. self-play env
@@ -322,8 +352,16 @@ class OpponentPool:
         del self.snapshots[: -self.cfg.pool_size]
 
     def sample(self) -> Any:
-        """An opponent for one seat of one episode."""
+        """An opponent for one seat of one episode.
+
+        Before the first snapshot exists (while the environments are first reset, before the
+        model is built) a pool without baselines seats the random agent.
+        """
         cfg = self.cfg
+        if not self.snapshots and not self.baselines:
+            from agents.random_agent import RandomAgent
+
+            return RandomAgent()
         if self.baselines and (not self.snapshots or self.rng.random() < cfg.baseline_prob):
             return self.baselines[self.rng.choice(sorted(self.baselines))]
         if self.rng.random() < cfg.latest_prob:
@@ -353,9 +391,7 @@ class SelfPlayEnv(AllFivesSingleAgentEnv):
 def make_selfplay_env(cfg: Config, pool: OpponentPool, index: int) -> SelfPlayEnv:
     """One training environment, seeded from the config seed and its index."""
     env = SelfPlayEnv(
-        num_players=cfg.num_players,
-        rules=cfg.preset,
-        partnerships=cfg.partnerships,
+        rules=cfg.rules(),
         episode=cfg.episode,
         reward=cfg.reward,
         forced_actions=cfg.forced_actions,
@@ -660,38 +696,84 @@ def rebind_pool(env: SelfPlayEnv, pool: OpponentPool) -> None:
             opp.rng = pool.opponent_rng
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    config_path, overrides, fresh, runs = parse_args(argv)
-    cfg = load_config(config_path, overrides)
-    run = Run(cfg, runs)
-    resume: dict[str, Any] | None = None
-    if fresh and run.dir.exists():
-        shutil.rmtree(run.dir)
-    if run.state_file.exists():
-        with open(run.state_file, "rb") as f:
-            saved = pickle.load(f)
-        if saved["config"] != dataclasses.asdict(cfg):
-            diff = sorted(
-                k for k, v in dataclasses.asdict(cfg).items() if saved["config"].get(k) != v
-            )
-            fail(
-                f"{run.dir} was started with a different config ({', '.join(diff)}); "
-                "use --fresh to start it over, or another --name"
-            )
-        if saved["num_timesteps"] >= cfg.total_timesteps and run.report_file.exists():
-            print(f"{run.dir} is complete ({saved['num_timesteps']:,} steps): {run.report_file}")
-            return 0
-        resume = saved
-        print(f"resuming {run.dir} from step {saved['num_timesteps']:,}", flush=True)
-    run.dir.mkdir(parents=True, exist_ok=True)
-    (run.dir / "config.yaml").write_text(_yaml(cfg), encoding="utf-8")
+INERT_FIELDS = ("eval_processes", "progress")
+"""Config fields that cannot change a run's results: they may differ when it is resumed."""
 
-    model, pool, timer = build(cfg, run, resume)
-    callback = make_callback(cfg, run, pool, timer)
-    started = time.perf_counter()
-    start_steps = model.num_timesteps
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+
+def load_resume_point(run: Run, cfg: Config) -> dict[str, Any] | None:
+    """The saved state of ``run`` to continue from, or ``None`` to start it.
+
+    Raises:
+        ConfigError: if the run was started with another config (bar :data:`INERT_FIELDS` and a
+            larger ``total_timesteps``), or its files are damaged; each message names the way
+            out (``--fresh``, or another ``--name``).
+    """
+    if not run.state_file.exists():
+        return None
+    way_out = "use --fresh to start it over, or another --name"
     try:
+        with open(run.state_file, "rb") as f:
+            saved: dict[str, Any] = pickle.load(f)
+        steps = int(saved["num_timesteps"])
+        config = dict(saved["config"])
+    except (OSError, EOFError, pickle.UnpicklingError, KeyError, TypeError, ValueError) as e:
+        raise ConfigError(
+            f"{run.state_file} is damaged ({e or type(e).__name__}); {way_out}"
+        ) from None
+    if not (run.dir / "resume.zip").is_file():
+        raise ConfigError(f"{run.dir / 'resume.zip'} is missing; {way_out}")
+    now = dataclasses.asdict(cfg)
+    diff = sorted(
+        k
+        for k, v in now.items()
+        if k not in (*INERT_FIELDS, "total_timesteps") and config.get(k) != v
+    )
+    if diff:
+        raise ConfigError(
+            f"{run.dir} was started with a different config ({', '.join(diff)}); {way_out}"
+        )
+    if cfg.total_timesteps < steps:
+        raise ConfigError(
+            f"{run.dir} has already trained {steps:,} steps, more than total_timesteps "
+            f"{cfg.total_timesteps:,}; {way_out}"
+        )
+    return saved
+
+
+def interrupted(run: Run | None) -> int:
+    """Say how to continue after Ctrl-C (or a kill); return the exit status 130."""
+    where = (
+        f"; the last resume point is in {run.dir}"
+        if run is not None and run.state_file.exists()
+        else ""
+    )
+    print(f"\ninterrupted{where}: run the same command to continue", file=sys.stderr)
+    return 130
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Train as the command line says; return the exit status."""
+    run: Run | None = None
+    try:
+        command = parse_args(sys.argv[1:] if argv is None else argv)
+        cfg = command.cfg
+        run = Run(cfg, command.runs)
+        if command.fresh and run.dir.exists():
+            shutil.rmtree(run.dir)
+        resume = load_resume_point(run, cfg)
+        if resume is not None:
+            done = resume["num_timesteps"]
+            if done >= cfg.total_timesteps and run.report_file.exists():
+                print(f"{run.dir} is complete ({done:,} steps): {run.report_file}")
+                return 0
+            print(f"resuming {run.dir} from step {done:,}", flush=True)
+        run.dir.mkdir(parents=True, exist_ok=True)
+        (run.dir / "config.yaml").write_text(_yaml(cfg), encoding="utf-8")
+        model, pool, timer = build(cfg, run, resume)
+        callback = make_callback(cfg, run, pool, timer)
+        started = time.perf_counter()
+        start_steps = model.num_timesteps
+        signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
         remaining = cfg.total_timesteps - model.num_timesteps
         if remaining > 0:
             model.learn(
@@ -700,15 +782,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 reset_num_timesteps=False,
                 tb_log_name="ppo",
             )
+        learn_seconds = time.perf_counter() - started
+        final = finish(cfg, run, model.num_timesteps - start_steps, learn_seconds)
+    except ConfigError as e:
+        fail(str(e))
     except KeyboardInterrupt:
-        print(
-            f"\ninterrupted; the last resume point is in {run.dir}: run the same command "
-            "to continue",
-            file=sys.stderr,
-        )
-        return 130
-    learn_seconds = time.perf_counter() - started
-    final = finish(cfg, run, model.num_timesteps - start_steps, learn_seconds)
+        return interrupted(run)
     print(json.dumps(final["final_eval"], indent=1))
     print(f"report: {run.report_file}\ncurve: {run.curve_file}\nbest: {run.best}")
     return 0
@@ -774,10 +853,11 @@ def plot_curve(run: Run) -> None:
 
 
 def _yaml(cfg: Config) -> str:
-    import yaml
-
     return str(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # before main() could catch it (imports)
+        sys.exit(interrupted(None))

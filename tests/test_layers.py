@@ -1,7 +1,8 @@
 """The architecture holds: layers never import upward, and no module imports itself in a circle.
 
 Every import statement of every module is read (also those inside functions and under
-``TYPE_CHECKING``, and ``importlib.import_module`` of a literal name), so lazy imports count. The layers, bottom up:
+``TYPE_CHECKING``, and ``importlib.import_module`` of a literal name), so lazy imports count.
+The layers, bottom up:
 
 1. ``allfives_env.core`` — the rules; the standard library only.
 2. ``allfives_env.envs`` — spaces, environments, wrappers, images; imports the core.
@@ -115,7 +116,8 @@ def test_the_rules_core_imports_the_standard_library_only() -> None:
         for name in MODULES
         if layer_of(name) == 0
         for m in GRAPH[name]
-        if m.split(".")[0] not in sys.stdlib_module_names and not m.startswith("allfives_env.core")
+        if m.split(".")[0] not in sys.stdlib_module_names
+        and not m.startswith("allfives_env.core")
         and m != "__future__"
     }
     assert not outside, sorted(outside)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import signal
 import subprocess
@@ -61,6 +62,20 @@ def test_smoke_config_trains_evaluates_and_reports(tmp_path: Path) -> None:
     # running the finished run again does not restart it
     again = run_train("--config", "configs/smoke.yaml", runs=tmp_path)
     assert again.returncode == 0 and "is complete" in again.stdout
+    # a larger total_timesteps extends it; eval_processes may differ (it cannot change results)
+    longer = run_train(
+        "--config", "configs/smoke.yaml", "--total_timesteps", "6144", "--eval_processes", "2",
+        runs=tmp_path,
+    )  # fmt: skip
+    assert longer.returncode == 0, longer.stderr
+    assert "resuming" in longer.stdout
+    report = json.loads((run / "report.json").read_text())
+    assert [h["step"] for h in report["history"]] == [0, 2048, 4096, 6144]
+    # a smaller one is refused: the run has trained past it
+    shorter = run_train(
+        "--config", "configs/smoke.yaml", "--total_timesteps", "2048", runs=tmp_path
+    )
+    assert shorter.returncode == 2 and "already trained" in shorter.stderr
 
 
 def test_an_interrupted_run_resumes_to_the_same_result(tmp_path: Path) -> None:
@@ -112,13 +127,20 @@ def test_a_different_config_for_a_run_is_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--nonsense", "1"], "unrecognized"),
+        (["--nonsense", "1"], "Unrecognized options: --nonsense"),
         (["--n_envs", "0"], "n_envs"),
         (["--n_envs", "two"], "n_envs"),
         (["--preset", "dominos"], "unknown preset"),
-        (["--baselines", "greedy,nobody"], "unknown agent"),
+        (["--baselines", "greedy", "nobody"], "unknown agent"),
         (["--episode", "game"], "episode"),
         (["--config", "no/such.yaml"], "cannot read config"),
+        (["--eval_opponents", "greedy", "missing.zip"], "no checkpoint at 'missing.zip'"),
+        (["--baselines", "gone.zip"], "no checkpoint at 'gone.zip'"),
+        (["--eval_opponents"], "'eval_opponents' must be at least one agent"),
+        (["--seed", "-1"], "seed"),
+        (["--seed", str(2**32)], "seed"),
+        (["--learning_rate", "inf"], "'learning_rate' must be a finite number"),
+        (["--gamma", "nan"], "'gamma' must be a finite number"),
     ],
 )
 def test_bad_config_fails_before_training(tmp_path: Path, args: list[str], message: str) -> None:
@@ -129,22 +151,122 @@ def test_bad_config_fails_before_training(tmp_path: Path, args: list[str], messa
     assert not any(tmp_path.iterdir())
 
 
-def test_unknown_yaml_key_is_an_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("preset: pagat\nlearning_rat: 0.1\n", "unknown config key 'learning_rat'"),
+        ("learning_rate: .inf\n", "'learning_rate' must be a finite number"),
+        ("n_envs: two\n", "'n_envs' must be of type int"),
+        ("baselines: greedy\n", "'baselines' must be of type list[str]"),
+        ("- a list\n", "must be a mapping"),
+    ],
+)
+def test_bad_yaml_is_one_line(tmp_path: Path, text: str, message: str) -> None:
     bad = tmp_path / "bad.yaml"
-    bad.write_text("preset: pagat\nlearning_rat: 0.1\n")
+    bad.write_text(text)
     proc = run_train("--config", str(bad), runs=tmp_path / "runs", timeout=60)
-    assert proc.returncode == 2 and "unknown config key 'learning_rat'" in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and message in lines[0], proc.stderr
 
 
-def test_every_config_field_has_a_docstring_and_configs_use_only_fields() -> None:
+def test_self_play_without_baselines_runs(tmp_path: Path) -> None:
+    proc = run_train(
+        "--config", "configs/smoke.yaml", "--baselines", "--total_timesteps", "1024",
+        "--final_eval_matches", "2", runs=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "smoke" / "best.zip").is_file()
+
+
+def test_damaged_run_folders_name_the_file_and_the_way_out(tmp_path: Path) -> None:
+    args = [
+        "--config",
+        "configs/smoke.yaml",
+        "--total_timesteps",
+        "1024",
+        "--final_eval_matches",
+        "0",
+    ]
+    assert run_train(*args, runs=tmp_path).returncode == 0
+    longer = [*args[:2], "--total_timesteps", "2048", *args[4:]]
+    state = tmp_path / "smoke" / "state.pkl"
+    good = state.read_bytes()
+    state.write_bytes(good[: len(good) // 2])  # truncated
+    proc = run_train(*longer, runs=tmp_path)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1, proc.stderr
+    assert "state.pkl is damaged" in lines[0] and "--fresh" in lines[0]
+    state.write_bytes(good)
+    (tmp_path / "smoke" / "resume.zip").unlink()
+    proc = run_train(*longer, runs=tmp_path)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1, proc.stderr
+    assert "resume.zip is missing" in lines[0] and "--fresh" in lines[0]
+    fresh = run_train(*longer, "--fresh", runs=tmp_path)
+    assert fresh.returncode == 0, fresh.stderr
+
+
+def test_ctrl_c_at_once_is_one_clean_line(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        [*TRAIN, "--runs", str(tmp_path), "--config", "configs/smoke.yaml"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    time.sleep(0.5)  # still importing torch, or building the model
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("interrupted")
+    assert "run the same command to continue" in err
+
+
+def test_without_the_train_extras_the_install_command_is_named(tmp_path: Path) -> None:
+    # yaml looks uninstalled: train.py must say what to install, not "No module named 'yaml'"
+    code = (
+        "import runpy, sys; sys.modules['yaml'] = None; sys.argv = ['train.py']; "
+        f"runpy.run_path({str(ROOT / 'train.py')!r}, run_name='__main__')"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1, proc.stderr
+    assert "yaml" in lines[0] and "pip install -e '.[train]'" in lines[0]
+
+
+def test_every_config_field_has_a_docstring_shown_by_help() -> None:
+    import ast
+    import dataclasses
+
     sys.path.insert(0, str(ROOT))
     import train
 
-    docs = train._field_docs()
-    import dataclasses
-
+    tree = ast.parse((ROOT / "train.py").read_text())
+    body = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Config").body
+    docs = {
+        a.target.id: b.value.value
+        for a, b in itertools.pairwise(body)
+        if isinstance(a, ast.AnnAssign) and isinstance(a.target, ast.Name)
+        and isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant)
+    }  # fmt: skip
     names = [f.name for f in dataclasses.fields(train.Config)]
     assert set(docs) == set(names) and all(docs.values())
+    help_text = subprocess.run(
+        [*TRAIN, "--help"], capture_output=True, text=True, timeout=60, cwd=ROOT
+    ).stdout
+    flat = " ".join("".join(c for c in help_text if c not in "│╭╮╰╯─").split())
+    for name in names:
+        assert f"--{name}" in flat, name
+        first_words = " ".join(docs[name].split()[:4])
+        assert first_words in flat, (name, first_words)
+
+
+def test_configs_use_only_fields() -> None:
+    import dataclasses
+
+    sys.path.insert(0, str(ROOT))
+    import train
+
+    names = [f.name for f in dataclasses.fields(train.Config)]
     import yaml
 
     for path in (ROOT / "configs").glob("*.yaml"):
