@@ -1,0 +1,114 @@
+"""The one place that imports numba: the kernel decorators and the cache that knows the package.
+
+* :func:`kernel` compiles a function per game (``njit(cache=True)``); :func:`batch_kernel` a
+  function over a batch of games (``njit(cache=True, parallel=True)``, its loop over games a
+  :data:`prange`). Both keep the decorated function's type for mypy.
+* Numba's on-disk cache checks only the source file a function is defined in, so a kernel
+  that calls a helper from another module would keep running the old helper after that module
+  changed. :func:`_install_package_stamp` registers cache locators (for this package's files
+  only) whose freshness stamp is the hash of every source file of ``allfives_env/vector``: any
+  change there recompiles every kernel. ``NUMBA_CACHE_DIR`` is honoured as usual.
+* Without numba installed, the decorators return the plain functions and :data:`prange` is
+  ``range``: the package imports and runs (slowly) as pure Python.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+_numba: Any
+try:
+    import numba as _numba
+except ImportError:  # pragma: no cover - numba is a dependency of the vector engine
+    _numba = None
+
+HAVE_NUMBA = _numba is not None
+"""Whether numba is installed (else the kernels run as plain Python)."""
+
+prange: Callable[..., range]
+if _numba is not None:
+    prange = _numba.prange
+else:  # pragma: no cover
+    prange = range
+
+
+def package_stamp() -> str:
+    """A hash of every ``.py`` file of the vector package (the kernels' cache key)."""
+    h = hashlib.sha256()
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        h.update(str(path.relative_to(PACKAGE_DIR)).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _install_package_stamp() -> None:
+    """Put cache locators for this package's files first in numba's list (see module doc)."""
+    if _numba is None:  # pragma: no cover
+        return
+    try:
+        from numba.core import caching
+    except ImportError:  # pragma: no cover - numba moved its internals: keep its own cache
+        return
+    impl = getattr(caching, "_CacheImpl", None)
+    classes = getattr(impl, "_locator_classes", None)
+    bases = [getattr(caching, n, None) for n in ("UserProvidedCacheLocator", "InTreeCacheLocator")]
+    if not isinstance(classes, list) or any(b is None for b in bases):  # pragma: no cover
+        return
+    if any(getattr(c, "_allfives_vector", False) for c in classes):
+        return
+    stamp = package_stamp()
+
+    def make(base: Any) -> Any:
+        class PackageLocator(base):  # type: ignore[misc]
+            _allfives_vector = True
+
+            def get_source_stamp(self) -> str:
+                return stamp
+
+            @classmethod
+            def from_function(cls, py_func: Any, py_file: str) -> Any:
+                try:
+                    Path(py_file).resolve().relative_to(PACKAGE_DIR)
+                except ValueError:
+                    return None
+                return super().from_function(py_func, py_file)
+
+        PackageLocator.__name__ = f"AllFivesVector{base.__name__}"
+        return PackageLocator
+
+    classes[:0] = [make(b) for b in bases]
+
+
+_install_package_stamp()
+
+
+def kernel(fn: F) -> F:
+    """Compile ``fn`` in nopython mode with an on-disk cache (a per-game helper)."""
+    if _numba is None:  # pragma: no cover
+        return fn
+    return cast(F, _numba.njit(cache=True)(fn))
+
+
+def batch_kernel(fn: F) -> F:
+    """Compile ``fn`` in nopython mode, parallel over its :data:`prange` loop, cached."""
+    if _numba is None:  # pragma: no cover
+        return fn
+    return cast(F, _numba.njit(cache=True, parallel=True)(fn))
+
+
+def set_num_threads(n: int) -> None:
+    """Set the threads the batch kernels use (numba's ``set_num_threads``)."""
+    if _numba is not None:
+        _numba.set_num_threads(n)
+
+
+def get_num_threads() -> int:
+    """The threads the batch kernels use now."""
+    return int(_numba.get_num_threads()) if _numba is not None else 1

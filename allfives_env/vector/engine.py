@@ -1,0 +1,574 @@
+"""The batched engine: :class:`VectorGame`, N games stepped together by compiled kernels.
+
+It behaves like N copies of :class:`allfives_env.envs.aec.raw_env` driven in lockstep: the same
+observations, masks, rewards, forced actions, hand and match episodes, and truncation, bit for
+bit (the differential tests replay every step through the core :class:`Game` and a real
+``raw_env``). Only the deals differ: each game draws its own from a per-game SplitMix64
+generator (:mod:`allfives_env.vector.rng`), so a game depends on its seed alone.
+
+>>> from allfives_env.core.rules import Rules
+>>> vg = VectorGame(Rules.preset("pagat", 2), 4)
+>>> vg.reset(7)
+>>> obs, masks = vg.observe(), vg.masks()
+>>> obs.shape, masks.shape, int(masks.sum(axis=1).min()) > 0
+((4, 222), (4, 114), True)
+>>> rewards, terminated, truncated = vg.step(vg.greedy_actions())
+>>> rewards.shape, bool(terminated.any())
+((4, 2), False)
+>>> g = vg.game(0)  # the core Game in game 0's position
+>>> bool((vg.observe()[0] == Encoding(vg.rules).observe(g, g.current_player)).all())
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from allfives_env.core.deal import Deal
+from allfives_env.core.game import Game
+from allfives_env.core.records import Record, record_of
+from allfives_env.core.rules import Rules
+from allfives_env.core.tiles import NUM_TILES, TILES, tiles_of
+from allfives_env.envs.aec import (
+    DEFAULT_MAX_CYCLES,
+    EPISODES,
+    FORCED,
+    REWARDS,
+    EnvConfigError,
+    ResetRequiredError,
+)
+from allfives_env.envs.spaces import Encoding
+from allfives_env.vector import rng as rng_mod
+from allfives_env.vector.errors import ActionArrayError, VectorActionError, VectorConfigError
+from allfives_env.vector.kernels.encode import observe_batch, state_batch
+from allfives_env.vector.kernels.legal import masks_batch, write_mask
+from allfives_env.vector.kernels.policies import greedy_batch, random_from_masks
+from allfives_env.vector.kernels.step import reset_batch, step_batch
+from allfives_env.vector.state import (
+    BONE,
+    BPOS,
+    CUR,
+    DEAL_HANDS,
+    F32,
+    F64,
+    HAND_END,
+    HAND_ENDS,
+    HAND_NO,
+    HAND_WINNER,
+    I8,
+    I64,
+    LEADER,
+    LOG_CAP,
+    LOG_LEN,
+    P_BONE,
+    P_DEAL_HANDS,
+    P_LEADER,
+    P_LOG_LEN,
+    PHASE,
+    PREV_WIDTH,
+    ROLLED,
+    STATUS,
+    STEPS,
+    TERMINATED,
+    TRUNCATED,
+    U64,
+    WIDTH,
+    WINNERS,
+    BoolArray,
+    make_config,
+)
+
+HandHistory = tuple[Deal, tuple[int, ...]]
+"""One hand as the engine played it: its deal and its engine action ids."""
+
+
+def _num(x: float) -> float:
+    """Whole scores as ints, like the core."""
+    return int(x) if float(x).is_integer() else float(x)
+
+
+class VectorGame:
+    """N matches of All Fives in arrays, stepped by one compiled kernel call per step.
+
+    Args:
+        rules: the rules of every game.
+        num_games: N.
+        episode: ``"match"`` (between hands the next one is dealt at once) or ``"hand"``.
+        reward: ``"win"``, ``"points"`` or ``"points+win"`` (as ``raw_env``).
+        forced_actions: ``"explicit"``, or ``"auto"``: a forced DRAW or PASS (the only legal
+            action) is taken by the engine until a real choice or the episode's end.
+        action_features: add the ``action_points`` and ``action_replies`` blocks.
+        max_cycles: truncate an episode after this many steps (``None``: never).
+        record: keep every hand of each game's episode, for :meth:`record` and :meth:`game`.
+
+    Call :meth:`reset` first. Every array the engine returns is a fresh copy unless an
+    ``out`` array is passed in.
+
+    Raises:
+        EnvConfigError: for an unknown argument value (a ``RulesError``).
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        num_games: int,
+        *,
+        episode: str = "match",
+        reward: str = "win",
+        forced_actions: str = "explicit",
+        action_features: bool = False,
+        max_cycles: int | None = DEFAULT_MAX_CYCLES,
+        record: bool = False,
+    ):
+        if not isinstance(rules, Rules):
+            raise EnvConfigError(f"rules must be a Rules, not {rules!r}")
+        if type(num_games) is not int or num_games < 1:
+            raise EnvConfigError(f"num_games must be a positive int, not {num_games!r}")
+        for value, allowed, name in (
+            (episode, EPISODES, "episode"),
+            (reward, REWARDS, "reward"),
+            (forced_actions, FORCED, "forced_actions"),
+        ):
+            if value not in allowed:
+                raise EnvConfigError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
+        if max_cycles is not None and (type(max_cycles) is not int or max_cycles < 1):
+            raise EnvConfigError(f"max_cycles must be a positive int or None, not {max_cycles!r}")
+        if type(action_features) is not bool or type(record) is not bool:
+            raise EnvConfigError("action_features and record must be bools")
+        self.rules = rules
+        self.num_games = n = num_games
+        self.episode = episode
+        self.reward_mode = reward
+        self.forced_actions = forced_actions
+        self.action_features = action_features
+        self.max_cycles = max_cycles
+        self.recording = record
+        self.encoding = enc = Encoding(rules, action_features)
+        self.num_players = rules.num_players
+        self.num_sides = rules.num_sides
+        self.num_actions = enc.num_actions
+        self.obs_size = enc.obs_size
+        self.state_size = enc.state_size
+        self.cfg: I64 = make_config(
+            rules,
+            episode_hand=episode == "hand",
+            auto=forced_actions == "auto",
+            reward_points="points" in reward,
+            reward_win="win" in reward,
+            max_cycles=max_cycles or 0,
+            action_features=action_features,
+        )
+        self.st = np.zeros((n, WIDTH), np.int32)
+        self.scores_ = np.zeros((n, 4), np.float64)
+        self.hand_start = np.zeros((n, 4), np.float64)
+        self.award = np.zeros((n, 4), np.float64)
+        self.gains = np.zeros((n, 4), np.float64)
+        self.rng: U64 = np.zeros(n, np.uint64)
+        self.log = np.zeros((n, LOG_CAP), np.int16)
+        self.prev = np.zeros((n, PREV_WIDTH), np.int32)
+        self.prev_log = np.zeros((n, LOG_CAP), np.int16)
+        # a layout copy per game for the action features (unread without them)
+        self.scratch = np.zeros((n, WIDTH if action_features else 1), np.int32)
+        self._rewards = np.zeros((n, rules.num_players), np.float32)
+        self._bad = np.zeros(n, np.int8)
+        self._acting = np.full(n, -1, np.int64)
+        self._mask_buf = np.zeros((n, enc.num_actions), np.int8)
+        self._history: list[list[HandHistory]] = [[] for _ in range(n)]
+        self._ready = False
+
+    # ------------------------------------------------------------------ episodes
+
+    def _check_seeds(self, seeds: object, count: int, what: str) -> U64:
+        """Generator states for ``count`` games from ``seeds``.
+
+        Raises:
+            VectorConfigError: unless ``seeds`` is a non-negative int or ``count`` of them.
+        """
+        if isinstance(seeds, int | np.integer) and not isinstance(seeds, bool | np.bool_):
+            if seeds < 0:
+                raise VectorConfigError(f"{what}: a seed must be non-negative, not {seeds!r}")
+            return rng_mod.seed_states(rng_mod.derive_seeds(int(seeds), count))
+        arr = np.asarray(seeds)
+        if arr.dtype.kind not in "iu" or arr.shape != (count,):
+            raise VectorConfigError(
+                f"{what}: seeds must be an int or {count} non-negative ints, "
+                f"not {arr.dtype} of shape {arr.shape}"
+            )
+        if arr.dtype.kind == "i" and (arr < 0).any():
+            raise VectorConfigError(f"{what}: seeds must be non-negative")
+        return rng_mod.seed_states(arr.astype(np.uint64))
+
+    def reset(self, seeds: int | Sequence[int] | np.ndarray) -> None:
+        """Start a new episode in every game, dealing from ``seeds`` (one per game, or one
+        int from which game ``i``'s seed derives as a mix of it and ``i``).
+
+        Raises:
+            VectorConfigError: for bad seeds (nothing is changed).
+        """
+        states = self._check_seeds(seeds, self.num_games, "reset")
+        self.rng[:] = states
+        self._new_episodes(np.arange(self.num_games, dtype=np.int64))
+        self._ready = True
+
+    def reset_games(
+        self, indices: Sequence[int] | np.ndarray, seeds: Sequence[int] | np.ndarray | None = None
+    ) -> None:
+        """Start a new episode in the games ``indices`` only (for auto-reset): dealt from
+        ``seeds`` (one per index), or, with ``seeds=None``, from each game's own generator where
+        it stands (a game's whole run still depends on its first seed alone).
+
+        Raises:
+            VectorConfigError: for indices out of range or repeated, or bad seeds.
+            ResetRequiredError: before the first :meth:`reset`.
+        """
+        self._need_reset()
+        idx = np.asarray(indices)
+        if idx.ndim != 1 or (idx.size and idx.dtype.kind not in "iu"):
+            raise VectorConfigError(f"reset_games: indices must be a 1-D int array, not {idx!r}")
+        idx = idx.astype(np.int64)
+        if idx.size and (idx.min() < 0 or idx.max() >= self.num_games):
+            raise VectorConfigError(f"reset_games: an index is out of range 0-{self.num_games - 1}")
+        if np.unique(idx).size != idx.size:
+            raise VectorConfigError("reset_games: an index is repeated")
+        if seeds is not None:
+            if isinstance(seeds, int | np.integer):
+                raise VectorConfigError("reset_games: give one seed per index")
+            self.rng[idx] = self._check_seeds(seeds, idx.size, "reset_games")
+        self._new_episodes(idx)
+
+    def _new_episodes(self, idx: I64) -> None:
+        reset_batch(self.st, self.cfg, self.scores_, self.hand_start, self.award, self.rng, idx)
+        for i in idx.tolist():
+            self._history[i] = []
+
+    def _need_reset(self) -> None:
+        if not self._ready:
+            raise ResetRequiredError("call reset(seeds) first")
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def status(self) -> I8:
+        """(N,) per game: 0 live, 1 terminated, 2 truncated (until reset)."""
+        out: I8 = self.st[:, STATUS].astype(np.int8)
+        return out
+
+    @property
+    def terminated(self) -> BoolArray:
+        """(N,) whether each game's episode has terminated (and not been reset since)."""
+        out: BoolArray = self.st[:, STATUS] == TERMINATED
+        return out
+
+    @property
+    def truncated(self) -> BoolArray:
+        """(N,) whether each game's episode was truncated at ``max_cycles`` steps."""
+        out: BoolArray = self.st[:, STATUS] == TRUNCATED
+        return out
+
+    @property
+    def done(self) -> BoolArray:
+        """(N,) terminated or truncated."""
+        out: BoolArray = self.st[:, STATUS] != 0
+        return out
+
+    @property
+    def current_player(self) -> I64:
+        """(N,) the seat to act in each game; -1 in a game that is done."""
+        st = self.st
+        out: I64 = np.where(st[:, STATUS] == 0, st[:, CUR], -1).astype(np.int64)
+        return out
+
+    @property
+    def scores(self) -> F64:
+        """(N, num_sides) each side's score."""
+        out: F64 = self.scores_[:, : self.num_sides].copy()
+        return out
+
+    @property
+    def winners(self) -> BoolArray:
+        """(N, num_sides) the sides that won each game's match (all False while not over)."""
+        bits = self.st[:, WINNERS][:, None] >> np.arange(self.num_sides)[None, :]
+        out: BoolArray = (bits & 1).astype(bool)
+        return out
+
+    @property
+    def hand_end(self) -> I8:
+        """(N,) how a hand ended during the last step: 0 none, 1 domino, 2 blocked, 3 target
+        (names in :data:`~allfives_env.vector.state.HAND_ENDS`)."""
+        out: I8 = self.st[:, HAND_END].astype(np.int8)
+        return out
+
+    @property
+    def hand_award(self) -> F64:
+        """(N, num_sides) the award of the hand that ended during the last step, as scored
+        (where ``hand_end`` is not 0)."""
+        out: F64 = self.award[:, : self.num_sides].copy()
+        return out
+
+    @property
+    def hand_winner(self) -> I64:
+        """(N,) that hand's winning side, -1 for none."""
+        out: I64 = self.st[:, HAND_WINNER].astype(np.int64)
+        return out
+
+    @property
+    def hand_number(self) -> I64:
+        """(N,) the hands dealt in each game's episode."""
+        out: I64 = self.st[:, HAND_NO].astype(np.int64)
+        return out
+
+    @property
+    def episode_steps(self) -> I64:
+        """(N,) the steps taken in each game's episode."""
+        out: I64 = self.st[:, STEPS].astype(np.int64)
+        return out
+
+    def state_bytes(self) -> int:
+        """Bytes of the arrays that hold the games (the per-game state, logs included)."""
+        arrays: list[np.ndarray] = [self.st, self.scores_, self.hand_start, self.award]
+        arrays += [self.gains, self.rng, self.log, self.prev, self.prev_log, self.scratch]
+        return sum(a.nbytes for a in arrays)
+
+    # ------------------------------------------------------------------ arrays
+
+    def _out(self, out: Any, shape: tuple[int, ...], dtype: type, what: str) -> Any:
+        if out is None:
+            return np.empty(shape, dtype)
+        if (
+            not isinstance(out, np.ndarray)
+            or out.shape != shape
+            or out.dtype != dtype
+            or not out.flags.c_contiguous
+        ):
+            raise ActionArrayError(f"{what}: out must be a C-contiguous {shape} {dtype.__name__}")
+        return out
+
+    def observe(self, out: F32 | None = None) -> F32:
+        """(N, obs_size) float32: each game's acting seat's observation, as
+        ``Encoding.observe`` (in a game that is done: the seat that acted last)."""
+        self._need_reset()
+        o: F32 = self._out(out, (self.num_games, self.obs_size), np.float32, "observe")
+        observe_batch(self.st, self.cfg, self.scores_, self._acting, o, self.scratch)
+        return o
+
+    def observe_seat(self, seats: Sequence[int] | np.ndarray, out: F32 | None = None) -> F32:
+        """(N, obs_size) float32: the observation of seat ``seats[i]`` in game ``i``.
+
+        Raises:
+            VectorConfigError: if ``seats`` is not N seats of this table.
+        """
+        self._need_reset()
+        s = np.asarray(seats)
+        if s.shape != (self.num_games,) or s.dtype.kind not in "iu":
+            raise VectorConfigError(f"observe_seat: seats must be {self.num_games} ints")
+        if s.size and (s.min() < 0 or s.max() >= self.num_players):
+            raise VectorConfigError(f"observe_seat: seats must be 0-{self.num_players - 1}")
+        o: F32 = self._out(out, (self.num_games, self.obs_size), np.float32, "observe_seat")
+        observe_batch(self.st, self.cfg, self.scores_, s.astype(np.int64), o, self.scratch)
+        return o
+
+    def masks(self, out: I8 | None = None) -> I8:
+        """(N, num_actions) int8 0/1: the legal env actions of each game's acting seat, as
+        ``Encoding.mask`` (all 0 in a game that is done)."""
+        self._need_reset()
+        o: I8 = self._out(out, (self.num_games, self.num_actions), np.int8, "masks")
+        masks_batch(self.st, self.cfg, o)
+        return o
+
+    def state(self, out: F32 | None = None) -> F32:
+        """(N, state_size) float32: each game's global state, as ``Encoding.state``."""
+        self._need_reset()
+        o: F32 = self._out(out, (self.num_games, self.state_size), np.float32, "state")
+        state_batch(self.st, self.cfg, self.scores_, o)
+        return o
+
+    # ------------------------------------------------------------------ stepping
+
+    def _actions(self, actions: object) -> I64:
+        """``actions`` as a C-contiguous int64 array of N entries.
+
+        Raises:
+            ActionArrayError: for another shape, or entries that are not integers.
+        """
+        arr = actions if isinstance(actions, np.ndarray) else np.asarray(actions)
+        if arr.shape != (self.num_games,):
+            raise ActionArrayError(f"actions must have shape ({self.num_games},), not {arr.shape}")
+        if arr.dtype.kind not in "iu":
+            raise ActionArrayError(f"actions must be integers, not {arr.dtype}")
+        if arr.dtype != np.int64 or not arr.flags.c_contiguous:
+            arr = np.ascontiguousarray(arr, dtype=np.int64)
+        out: I64 = arr
+        return out
+
+    def step(self, actions: Sequence[int] | np.ndarray) -> tuple[F32, BoolArray, BoolArray]:
+        """Apply ``actions[i]`` (an env action id, or -1 to leave game ``i`` as it is) for the
+        acting seat of every game; return ``(rewards, terminated, truncated)``.
+
+        ``rewards`` (N, num_players) float32 are this step's, per seat, as ``raw_env`` computes
+        them; ``terminated`` and ``truncated`` (N,) tell each game's status after the step.
+
+        Raises:
+            ActionArrayError: if ``actions`` is not N integers.
+            VectorActionError: if an action is not in its game's mask, or a game that is done
+                gets an action other than -1; it names the first such game, and no game is
+                changed.
+            ResetRequiredError: before :meth:`reset`.
+        """
+        self._need_reset()
+        acts = self._actions(actions)
+        first = step_batch(
+            self.st, self.cfg, self.scores_, self.hand_start, self.award, self.gains, self.rng,
+            self.log, self.prev, self.prev_log, acts, self._rewards, self._bad,
+        )  # fmt: skip
+        if first >= 0:
+            raise self._refusal(int(first), acts)
+        if self.recording:
+            for i in np.flatnonzero(self.st[:, ROLLED]).tolist():
+                self._history[i].append(self._previous_hand(i))
+        status = self.st[:, STATUS]
+        return self._rewards.copy(), status == TERMINATED, status == TRUNCATED
+
+    def _refusal(self, i: int, acts: I64) -> VectorActionError:
+        a = int(acts[i])
+        count = int(np.count_nonzero(self._bad))
+        more = f" ({count - 1} more games refused too)" if count > 1 else ""
+        status = int(self.st[i, STATUS])
+        if status:
+            what = "terminated" if status == TERMINATED else "truncated"
+            return VectorActionError(
+                f"game {i} is done ({what}): its action must be -1, not {a}; reset it with "
+                f"reset_games{more}; no game was stepped",
+                i,
+                a,
+                None,
+                (),
+            )
+        legal = self.legal_actions(i)
+        names = ", ".join(f"{x} ({self.encoding.action_name(x)})" for x in legal)
+        seat = int(self.st[i, CUR])
+        return VectorActionError(
+            f"illegal action {a} in game {i} for seat {seat}: not in its action mask "
+            f"(legal: {names}){more}; no game was stepped",
+            i,
+            a,
+            seat,
+            legal,
+        )
+
+    def legal_actions(self, i: int) -> list[int]:
+        """The legal env action ids of game ``i``'s acting seat (empty if it is done)."""
+        self._need_reset()
+        if self.st[i, STATUS]:
+            return []
+        m = np.zeros(self.num_actions, np.int8)
+        write_mask(self.st[i], self.cfg, m)
+        return [int(x) for x in np.flatnonzero(m)]
+
+    # ------------------------------------------------------------------ policies
+
+    def greedy_actions(self, out: I64 | None = None) -> I64:
+        """(N,) each game's greedy action (as ``agents.greedy.GreedyAgent``), -1 where done."""
+        self._need_reset()
+        o: I64 = self._out(out, (self.num_games,), np.int64, "greedy_actions")
+        greedy_batch(self.st, self.cfg, o)
+        return o
+
+    def random_actions(self, rng: U64, masks: I8 | None = None, out: I64 | None = None) -> I64:
+        """(N,) actions drawn uniformly from each game's mask with the caller's generator
+        states ``rng`` (see :func:`policy_rng`), -1 where done. ``masks`` saves recomputing
+        the masks when the caller has them."""
+        self._need_reset()
+        if rng.shape != (self.num_games,) or rng.dtype != np.uint64:
+            raise VectorConfigError(f"random_actions: rng must be {self.num_games} uint64 states")
+        m = masks if masks is not None else self.masks(out=self._mask_buf)
+        o: I64 = self._out(out, (self.num_games,), np.int64, "random_actions")
+        random_from_masks(m, rng, o)
+        return o
+
+    # ------------------------------------------------------------------ core objects
+
+    def deal(self, i: int) -> Deal:
+        """The deal of game ``i``'s current hand (hands as dealt, boneyard in draw order,
+        leader)."""
+        self._need_reset()
+        r = self.st[i]
+        return self._deal_of(r[DEAL_HANDS : DEAL_HANDS + 4], r[BONE : BONE + NUM_TILES], r[LEADER])
+
+    def _deal_of(self, hands: Any, bone: Any, leader: Any) -> Deal:
+        n = self.num_players
+        size = NUM_TILES - n * self.rules.hand_size
+        return Deal(
+            tuple(tuple(tiles_of(int(hands[s]))) for s in range(n)),
+            tuple(TILES[int(t)] for t in bone[:size]),
+            int(leader),
+        )
+
+    def _previous_hand(self, i: int) -> HandHistory:
+        p = self.prev[i]
+        deal = self._deal_of(
+            p[P_DEAL_HANDS : P_DEAL_HANDS + 4], p[P_BONE : P_BONE + 28], p[P_LEADER]
+        )
+        return deal, tuple(int(a) for a in self.prev_log[i, : p[P_LOG_LEN]])
+
+    def hand_actions(self, i: int) -> tuple[int, ...]:
+        """The engine action ids of game ``i``'s current hand so far."""
+        return tuple(int(a) for a in self.log[i, : self.st[i, LOG_LEN]])
+
+    def game(self, i: int) -> Game:
+        """A core :class:`Game` in game ``i``'s exact position.
+
+        With ``record=True`` it replays the whole episode (every hand's deal and actions), so
+        its hand log and results are the match's. Without, it starts from the current hand's
+        deal with the scores the hand began with, and replays that hand.
+        """
+        self._need_reset()
+        hands = [*self._history[i], (self.deal(i), self.hand_actions(i))]
+        if self.recording:
+            game = Game(self.rules, deal=hands[0][0])
+        else:
+            start = [_num(x) for x in self.hand_start[i, : self.num_sides]]
+            hands = hands[-1:]
+            game = Game(self.rules, deal=hands[0][0], scores=start)
+        for k, (deal, actions) in enumerate(hands):
+            if k:
+                game.deal(deal=deal)
+            for a in actions:
+                game.apply(a)
+        return game
+
+    def record(self, i: int, extra: dict[str, Any] | None = None) -> Record:
+        """The game record of game ``i``'s episode so far (every hand dealt, as RULES.md §4).
+
+        Raises:
+            VectorConfigError: unless the engine was built with ``record=True``.
+            RecordError: if the rules are not a preset's (records hold presets only).
+        """
+        if not self.recording:
+            raise VectorConfigError("record() needs VectorGame(..., record=True)")
+        return record_of(self.game(i), extra)
+
+    def describe(self, i: int) -> str:
+        """One line on game ``i``: status, hand, phase, seat to act, scores."""
+        st = self.st[i]
+        status = ("live", "terminated", "truncated")[int(st[STATUS])]
+        scores = ", ".join(f"{_num(x):g}" for x in self.scores_[i, : self.num_sides])
+        end = HAND_ENDS[int(st[HAND_END])]
+        left = self.rules.boneyard_size - int(st[BPOS])
+        return (
+            f"game {i}: {status}, hand {int(st[HAND_NO])}, phase {int(st[PHASE])}, "
+            f"seat {int(st[CUR])}, boneyard {left}, scores [{scores}]"
+            + (f", last hand end {end}" if end else "")
+        )
+
+
+def policy_rng(seeds: int | Sequence[int] | np.ndarray, num_games: int | None = None) -> U64:
+    """Generator states for :meth:`VectorGame.random_actions`: one per game, from per-game
+    seeds or from one int and the game index (then ``num_games`` is required)."""
+    if isinstance(seeds, int | np.integer):
+        if num_games is None:
+            raise VectorConfigError("policy_rng: give num_games with a single seed")
+        return rng_mod.seed_states(rng_mod.derive_seeds(int(seeds), num_games))
+    return rng_mod.seed_states(np.asarray(seeds).astype(np.uint64))

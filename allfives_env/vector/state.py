@@ -1,0 +1,298 @@
+"""The array layout of N games: one ``int32`` row of fields per game, and the tables kernels read.
+
+A batch of games is a handful of arrays with the game index first:
+
+==================  ===============  ==================================================
+array               shape, dtype     what
+==================  ===============  ==================================================
+``st``              (N, WIDTH) i32   every integer field of a game (columns below)
+``scores``          (N, 4) f64       each side's score (half points exist: ``pagat`` ties)
+``hand_start``      (N, 4) f64       the scores when the current hand was dealt
+``award``           (N, 4) f64       the award of the hand that ended in the last step, as
+                                     scored (0 where none; all 0 for a ``target`` end)
+``gains``           (N, 4) f64       scratch: points won per side during one step
+``rng``             (N,) u64         each game's deal generator (:mod:`.rng`)
+``log``             (N, LOG_CAP) i16 the engine action ids of the current hand, in order
+``prev``            (N, PREV_WIDTH)  the hand before the current one (deal and log length),
+                    i32              kept for one step after a new hand is dealt (records)
+``prev_log``        (N, LOG_CAP) i16 that hand's engine action ids
+``scratch``         (N, WIDTH) i32   a layout copy for trying placements (action features)
+==================  ===============  ==================================================
+
+Sides beyond ``rules.num_sides`` and seats beyond ``num_players`` stay 0. The columns of ``st``
+mirror the fields of :class:`~allfives_env.core.game.Game` and
+:class:`~allfives_env.core.layout.Layout` (same names, same encodings: tile masks of 28 bits,
+7-bit value sets, -1 for "none"). The layout's columns are contiguous (``LAYOUT_START`` …
+``LAYOUT_END``) so a layout copies as one slice.
+
+The rules and the episode settings travel to the kernels as ``cfg``, an ``int64`` vector
+(:func:`make_config`; indices ``C_*``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from allfives_env.core.rules import Rules
+from allfives_env.core.tiles import HIGH, IS_DOUBLE, LOW, NUM_TILES, OTHER, PIPS, VALUES_MASK
+from allfives_env.envs.blocks import observation_blocks, offsets, state_blocks
+
+I32 = npt.NDArray[np.int32]
+I64 = npt.NDArray[np.int64]
+I16 = npt.NDArray[np.int16]
+I8 = npt.NDArray[np.int8]
+U64 = npt.NDArray[np.uint64]
+F64 = npt.NDArray[np.float64]
+F32 = npt.NDArray[np.float32]
+BoolArray = npt.NDArray[np.bool_]
+
+MAX_PLAYERS = 4
+MAX_SIDES = 4
+NUM_SLOTS = 16
+MAX_SPINNERS = 8  # 7 doubles at most; 8 keeps the columns aligned
+
+# ---------------------------------------------------------------------- phases (core Phase)
+LEAD, PLAY, DRAWN, HAND_OVER, MATCH_OVER = 0, 1, 2, 3, 4
+
+# ---------------------------------------------------------------------- episode status
+LIVE, TERMINATED, TRUNCATED = 0, 1, 2
+
+# ---------------------------------------------------------------------- hand ends (HandEnd)
+END_NONE, END_DOMINO, END_BLOCKED, END_TARGET = 0, 1, 2, 3
+HAND_ENDS = ("", "domino", "blocked", "target")
+
+# ---------------------------------------------------------------------- rules as ints
+LEADER_RULES = ("lot", "highest_double", "last_winner")
+AWARD_RULES = ("round_once", "lose_own", "round_each", "net_fives", "pairwise_fives")
+LEADER_LOT, LEADER_HIGHEST_DOUBLE, LEADER_LAST_WINNER = 0, 1, 2
+AWARD_ROUND_ONCE, AWARD_LOSE_OWN, AWARD_ROUND_EACH, AWARD_NET_FIVES, AWARD_PAIRWISE = range(5)
+
+# ---------------------------------------------------------------------- engine action ids
+ENGINE_SLOTS = 16  # engine id = tile * 16 + slot (core.actions)
+ENGINE_DRAW = NUM_TILES * ENGINE_SLOTS
+ENGINE_PASS = ENGINE_DRAW + 1
+
+# ---------------------------------------------------------------------- columns of st
+_columns: list[tuple[str, int, str]] = [
+    # game (core.game.Game)
+    ("PHASE", 1, "LEAD 0, PLAY 1, DRAWN 2, HAND_OVER 3, MATCH_OVER 4 (core Phase)"),
+    ("CUR", 1, "the seat to act (after a hand's end: the seat that acted last)"),
+    ("LEADER", 1, "the seat that led this hand"),
+    ("BY_LOT", 1, "1 if this hand's leader was drawn by lot"),
+    ("DRAWN", 1, "the drawn tile to place (phase DRAWN), else -1"),
+    ("TURN_DRAWS", 1, "tiles the player to act has drawn this turn"),
+    ("VOID_PENDING", 1, "the voids to restore if the drawn tile is placed (Game._void_pending)"),
+    ("FORCED_LEAD", 1, "the tile the leader must lead (highest_double), else -1"),
+    ("BPOS", 1, "tiles drawn from the boneyard so far (BONE[BPOS] is next)"),
+    ("HAND_NO", 1, "hands dealt this episode"),
+    ("PREV_DOMINO", 1, "the seat that dominoed the last hand, -1 if blocked or none"),
+    ("PREV_WINNER", 1, "the side that won the last hand, -1 for none"),
+    ("WINNERS", 1, "the sides that won the match, as a bit set (0 while not over)"),
+    # episode (envs.aec.raw_env)
+    ("STATUS", 1, "LIVE 0, TERMINATED 1, TRUNCATED 2"),
+    ("STEPS", 1, "env steps taken this episode (max_cycles counts these)"),
+    ("LOG_LEN", 1, "actions in log (this hand)"),
+    # what the last step did
+    ("HAND_END", 1, "how a hand ended in the last step: END_NONE/DOMINO/BLOCKED/TARGET"),
+    ("HAND_WINNER", 1, "that hand's winning side, -1 for none"),
+    ("ROLLED", 1, "1 if the last step ended a hand and dealt the next (the old one is in prev)"),
+    ("HANDS", MAX_PLAYERS, "each seat's hand, a tile mask"),
+    ("PIPS", MAX_PLAYERS, "pips in each hand"),
+    ("SIZES", MAX_PLAYERS, "tiles in each hand"),
+    ("PLAYED", MAX_PLAYERS, "tiles each seat placed this hand, a tile mask"),
+    ("VOIDS", MAX_PLAYERS, "each seat's known voids, a 7-bit value set (Game.void_bits)"),
+    ("DEAL_HANDS", MAX_PLAYERS, "each seat's hand as dealt, a tile mask"),
+    ("BONE", NUM_TILES, "the boneyard in draw order as dealt (its first BONE_LEN entries)"),
+    # layout (core.layout.Layout), contiguous
+    ("COUNT", 1, "the count"),
+    ("OPEN_BITS", 1, "the open values, a 7-bit set"),
+    ("ON_TABLE", 1, "tiles on the table, a tile mask"),
+    ("NUM_SP", 1, "spinners placed"),
+    ("LEAD_TILE", 1, "the led tile, -1 before the lead"),
+    ("END_DOUBLE", 1, "slots whose outermost tile is an ordinary double, a 16-bit set"),
+    ("VALUE", NUM_SLOTS, "per slot, the value a tile must show to go there; -1: not open"),
+    ("FACE", NUM_SLOTS, "per slot, the spinner whose free side it is; -1: none"),
+    ("CONTRIB", NUM_SLOTS, "per slot, what it adds to the count"),
+    ("SP_VALUE", MAX_SPINNERS, "per spinner, its value"),
+    ("SP_COV", MAX_SPINNERS, "per spinner, its sides covered"),
+    ("OPEN_COUNT", 8, "per value 0-6, the open slots showing it"),
+    # action-feature scratch (used in the scratch array only)
+    ("BY_RESIDUE", 35, "best_additions: [value * 5 + residue] -> largest addition, -1 none"),
+]
+
+COLUMNS: dict[str, tuple[int, int, str]] = {}
+_at = 0
+for _name, _size, _meaning in _columns:
+    COLUMNS[_name] = (_at, _size, _meaning)
+    _at += _size
+WIDTH = _at
+"""Columns per game in ``st``."""
+
+PHASE = COLUMNS["PHASE"][0]
+CUR = COLUMNS["CUR"][0]
+LEADER = COLUMNS["LEADER"][0]
+BY_LOT = COLUMNS["BY_LOT"][0]
+DRAWN_TILE = COLUMNS["DRAWN"][0]
+TURN_DRAWS = COLUMNS["TURN_DRAWS"][0]
+VOID_PENDING = COLUMNS["VOID_PENDING"][0]
+FORCED_LEAD = COLUMNS["FORCED_LEAD"][0]
+BPOS = COLUMNS["BPOS"][0]
+HAND_NO = COLUMNS["HAND_NO"][0]
+PREV_DOMINO = COLUMNS["PREV_DOMINO"][0]
+PREV_WINNER = COLUMNS["PREV_WINNER"][0]
+WINNERS = COLUMNS["WINNERS"][0]
+STATUS = COLUMNS["STATUS"][0]
+STEPS = COLUMNS["STEPS"][0]
+LOG_LEN = COLUMNS["LOG_LEN"][0]
+HAND_END = COLUMNS["HAND_END"][0]
+HAND_WINNER = COLUMNS["HAND_WINNER"][0]
+ROLLED = COLUMNS["ROLLED"][0]
+HANDS = COLUMNS["HANDS"][0]
+PIPS_COL = COLUMNS["PIPS"][0]
+SIZES = COLUMNS["SIZES"][0]
+PLAYED = COLUMNS["PLAYED"][0]
+VOIDS = COLUMNS["VOIDS"][0]
+DEAL_HANDS = COLUMNS["DEAL_HANDS"][0]
+BONE = COLUMNS["BONE"][0]
+COUNT = COLUMNS["COUNT"][0]
+OPEN_BITS = COLUMNS["OPEN_BITS"][0]
+ON_TABLE = COLUMNS["ON_TABLE"][0]
+NUM_SP = COLUMNS["NUM_SP"][0]
+LEAD_TILE = COLUMNS["LEAD_TILE"][0]
+END_DOUBLE = COLUMNS["END_DOUBLE"][0]
+VALUE = COLUMNS["VALUE"][0]
+FACE = COLUMNS["FACE"][0]
+CONTRIB = COLUMNS["CONTRIB"][0]
+SP_VALUE = COLUMNS["SP_VALUE"][0]
+SP_COV = COLUMNS["SP_COV"][0]
+OPEN_COUNT = COLUMNS["OPEN_COUNT"][0]
+BY_RESIDUE = COLUMNS["BY_RESIDUE"][0]
+LAYOUT_START = COUNT
+LAYOUT_END = OPEN_COUNT + 8
+
+LOG_CAP = 192
+"""Actions one hand can hold: placements and draws are at most 28 + 18, and at most
+``num_players - 1`` passes follow any of them (``n`` passes in a row would mean a blocked hand,
+which ends before anyone passes), so a hand has fewer than 46 · 4 = 184 actions."""
+
+# prev: the hand before the current one
+P_DEAL_HANDS = 0  # 4 tile masks
+P_BONE = 4  # 28 tiles
+P_LEADER = 32
+P_LOG_LEN = 33
+P_BONE_LEN = 34
+PREV_WIDTH = 35
+
+# ---------------------------------------------------------------------- cfg
+# Indices into cfg. Rules fields first, then the episode settings, then the offsets of the
+# observation blocks (O_*, -1 where absent) and of the state blocks (S_*) from envs.blocks, then
+# the side of each seat (4 entries) and, per observer, the sides going round from his own
+# (C_REL_SIDES + 4 * observer + k).
+C_N, C_K, C_PARTNERS, C_HAND_SIZE, C_BONE_LEN, C_LEADER = range(6)
+C_EVERY, C_AT_ONCE, C_STOP, C_DWA, C_UNIT, C_AWARD, C_TARGET, C_EXACT = range(6, 14)
+C_S, C_NUM_ACTIONS, C_EPISODE_HAND, C_AUTO, C_REWARD_POINTS, C_REWARD_WIN = range(14, 20)
+C_MAX_CYCLES, C_ACTION_FEATURES, C_OBS_SIZE, C_STATE_SIZE = range(20, 24)
+(
+    O_HAND, O_TABLE, O_PLAYED_BY, O_DRAWN, O_SLOTS, O_COUNT, O_COUNT_MOD5, O_HAND_SIZES,
+    O_BONEYARD_SIZE, O_SCORES, O_VOIDS, O_PHASE, O_TO_ACT, O_DRAWS, O_LEADER, O_ACTION_POINTS,
+    O_ACTION_REPLIES,
+) = range(24, 41)  # fmt: skip
+(
+    S_HANDS, S_BONEYARD, S_BONEYARD_ORDER, S_TABLE, S_PLAYED_BY, S_DRAWN, S_SLOTS, S_COUNT,
+    S_COUNT_MOD5, S_HAND_SIZES, S_BONEYARD_SIZE, S_SCORES, S_VOIDS, S_PHASE, S_TO_ACT, S_DRAWS,
+    S_LEADER,
+) = range(41, 58)  # fmt: skip
+C_SIDE_OF = 58
+C_REL_SIDES = 62
+CFG_SIZE = C_REL_SIDES + 16
+
+_OBS_NAMES = (
+    "hand", "table", "played_by", "drawn", "slots", "count", "count_mod5", "hand_sizes",
+    "boneyard_size", "scores", "voids", "phase", "to_act", "draws_this_turn", "leader",
+    "action_points", "action_replies",
+)  # fmt: skip
+_STATE_NAMES = (
+    "hands", "boneyard", "boneyard_order", "table", "played_by", "drawn", "slots", "count",
+    "count_mod5", "hand_sizes", "boneyard_size", "scores", "voids", "phase", "to_act",
+    "draws_this_turn", "leader",
+)  # fmt: skip
+
+
+def make_config(
+    rules: Rules,
+    *,
+    episode_hand: bool,
+    auto: bool,
+    reward_points: bool,
+    reward_win: bool,
+    max_cycles: int,
+    action_features: bool,
+) -> I64:
+    """The ``cfg`` vector the kernels read: the rules' fields, the episode settings, and the
+    observation and state offsets of :mod:`allfives_env.envs.blocks`."""
+    n, k, s = rules.num_players, rules.num_sides, rules.num_slots
+    cfg = np.zeros(CFG_SIZE, np.int64)
+    cfg[C_N] = n
+    cfg[C_K] = k
+    cfg[C_PARTNERS] = int(n == 4 and rules.partnerships)
+    cfg[C_HAND_SIZE] = rules.hand_size
+    cfg[C_BONE_LEN] = rules.boneyard_size
+    cfg[C_LEADER] = LEADER_RULES.index(rules.leader)
+    cfg[C_EVERY] = int(rules.spinners == "every")
+    cfg[C_AT_ONCE] = int(rules.branches == "at_once")
+    cfg[C_STOP] = rules.stop_tiles
+    cfg[C_DWA] = int(rules.draw_when_able)
+    cfg[C_UNIT] = rules.unit
+    cfg[C_AWARD] = AWARD_RULES.index(rules.award)
+    cfg[C_TARGET] = rules.target
+    cfg[C_EXACT] = int(rules.exact_target)
+    cfg[C_S] = s
+    cfg[C_NUM_ACTIONS] = NUM_TILES * s + 2
+    cfg[C_EPISODE_HAND] = int(episode_hand)
+    cfg[C_AUTO] = int(auto)
+    cfg[C_REWARD_POINTS] = int(reward_points)
+    cfg[C_REWARD_WIN] = int(reward_win)
+    cfg[C_MAX_CYCLES] = max_cycles
+    cfg[C_ACTION_FEATURES] = int(action_features)
+    obs = observation_blocks(n, k, s, action_features)
+    sta = state_blocks(n, k, s)
+    cfg[C_OBS_SIZE] = sum(b.size for b in obs)
+    cfg[C_STATE_SIZE] = sum(b.size for b in sta)
+    o, so = offsets(obs), offsets(sta)
+    for i, name in enumerate(_OBS_NAMES):
+        cfg[O_HAND + i] = o.get(name, -1)
+    for i, name in enumerate(_STATE_NAMES):
+        cfg[S_HANDS + i] = so[name]
+    for seat in range(MAX_PLAYERS):
+        cfg[C_SIDE_OF + seat] = rules.side_of(seat) if seat < n else 0
+    for me in range(n):
+        order: list[int] = []
+        for r in range(n):
+            side = rules.side_of((me + r) % n)
+            if side not in order:
+                order.append(side)
+        for j, side in enumerate(order):
+            cfg[C_REL_SIDES + 4 * me + j] = side
+    return cfg
+
+
+# ---------------------------------------------------------------------- tables (core.tiles)
+T_LOW = np.array(LOW, np.int64)
+T_HIGH = np.array(HIGH, np.int64)
+T_PIPS = np.array(PIPS, np.int64)
+T_DOUBLE = np.array(IS_DOUBLE, np.int64)
+T_OTHER = np.array(OTHER, np.int64)  # (28, 7): the other half, -1 if no half v
+T_VALUES_MASK = np.array(VALUES_MASK, np.int64)  # (128,): tiles with a half in the value set
+T_VALUE_BITS = np.array([(1 << LOW[t]) | (1 << HIGH[t]) for t in range(NUM_TILES)], np.int64)
+#: greedy/lead order: a double first, then pips, then the high half (core.deal._tile_rank)
+T_RANK = np.array([IS_DOUBLE[t] * 1000 + PIPS[t] * 10 + HIGH[t] for t in range(NUM_TILES)])
+
+
+def columns_markdown() -> str:
+    """A Markdown table of the columns of ``st``."""
+    lines = ["| columns | field | meaning |", "|---|---|---|"]
+    for name, (at, size, meaning) in COLUMNS.items():
+        span = f"{at}" if size == 1 else f"{at}–{at + size - 1}"
+        lines.append(f"| {span} | `{name}` | {meaning} |")
+    return "\n".join(lines)
