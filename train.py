@@ -82,8 +82,9 @@ class Config:
     """Rules preset: pagat, spruce, dominoes_cc, pyatyorka or five_up."""
     num_players: int = 2
     """Players at the table: 2, 3 or 4."""
-    partnerships: bool = True
-    """With 4 players: seats 0+2 v 1+3 (false: each for himself)."""
+    partnerships: bool | None = None
+    """With 4 players: true for seats 0+2 v 1+3, false for each for himself; unset (null), the
+    preset's own (pairs in pagat, spruce and five_up)."""
     episode: str = "match"
     """Episode length: a whole ``match`` or one ``hand``."""
     reward: str = "points+win"
@@ -149,7 +150,8 @@ class Config:
         Raises:
             RulesError: for an unknown preset or a bad player count.
         """
-        return Rules.preset(self.preset, self.num_players, partnerships=self.partnerships)
+        extra = {} if self.partnerships is None else {"partnerships": self.partnerships}
+        return Rules.preset(self.preset, self.num_players, **extra)
 
     def check_types(self) -> None:
         """Check every field's value against its annotation (YAML values arrive untyped).
@@ -226,7 +228,9 @@ class ConfigError(ValueError):
 def _check_type(key: str, value: Any, kind: Any) -> None:
     """Check a field's value against its annotation (YAML values arrive untyped)."""
     want = {"str": str, "int": int, "float": (int, float), "bool": bool}
-    if kind in ("list[int]", "list[str]"):
+    if kind == "bool | None":
+        ok = value is None or isinstance(value, bool)
+    elif kind in ("list[int]", "list[str]"):
         item = int if kind == "list[int]" else str
         ok = isinstance(value, list) and all(
             isinstance(v, item) and not isinstance(v, bool) for v in value

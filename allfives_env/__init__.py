@@ -42,10 +42,10 @@ from allfives_env.core.view import PlayerView
 from allfives_env.envs.registration import register_gymnasium
 
 _LAZY = {
-    "env": "allfives_env.envs.allfives_v0",
-    "raw_env": "allfives_env.envs.allfives_v0",
-    "parallel_env": "allfives_env.envs.allfives_v0",
-    "EnvConfigError": "allfives_env.envs.allfives_v0",
+    "env": "allfives_env.envs.allfives_v1",
+    "raw_env": "allfives_env.envs.allfives_v1",
+    "parallel_env": "allfives_env.envs.allfives_v1",
+    "EnvConfigError": "allfives_env.envs.allfives_v1",
     "AllFivesSingleAgentEnv": "allfives_env.envs.single_agent",
 }
 
@@ -56,14 +56,16 @@ register_gymnasium()  # a string entry point: imports gymnasium's registry, noth
 def __getattr__(name: str) -> Any:
     """The environments, imported on first use so the engine alone needs no RL library.
 
-    Importing them registers ``allfives/allfives-v0`` with PettingZoo.
+    Importing them registers ``allfives/allfives-v1`` (and ``-v0``) with PettingZoo.
     """
     import importlib
 
+    if name == "allfives_v1":
+        return importlib.import_module("allfives_env.envs.allfives_v1")
     if name == "allfives_v0":
         return importlib.import_module("allfives_env.envs.allfives_v0")
     if name in _LAZY:
-        importlib.import_module("allfives_env.envs.allfives_v0")
+        importlib.import_module("allfives_env.envs.allfives_v1")
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'allfives_env' has no attribute {name!r}")
 

@@ -127,7 +127,7 @@ def bench_env(
     Every step calls ``last()`` (which builds the observation and mask) and samples uniformly
     among the masked actions with a seeded ``random.Random``; episodes are whole matches.
     """
-    from allfives_env.envs.allfives_v0 import env, raw_env
+    from allfives_env.envs.allfives_v1 import env, raw_env
 
     e = (env if wrapped else raw_env)(rules=preset, num_players=num_players)
     return _aec_loop(e, preset, num_players, wrapped, seconds, seed)

@@ -5,6 +5,9 @@ from __future__ import annotations
 import contextlib
 import io
 import random
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -18,6 +21,7 @@ from allfives_env import (
     IllegalActionError,
     Rules,
     allfives_v0,
+    allfives_v1,
     env,
     parallel_env,
     raw_env,
@@ -55,19 +59,76 @@ def test_pettingzoo_render(preset: str, capsys: pytest.CaptureFixture[str]) -> N
     render_test(lambda **kw: env(rules=preset, num_players=3, **kw))
 
 
+@pytest.mark.filterwarnings("ignore:.*AllFives-v0 is out of date:DeprecationWarning")
 def test_registered_with_pettingzoo_and_gymnasium() -> None:
     import gymnasium
     import pettingzoo
 
-    e = pettingzoo.make("aec", "allfives/allfives-v0", num_players=3, rules="five_up")
-    e.reset(seed=1)
-    assert e.unwrapped.rules == Rules.preset("five_up", 3)
-    g = gymnasium.make("allfives/AllFives-v0", rules="pyatyorka")
-    obs, info = g.reset(seed=2)
-    assert obs.shape == g.observation_space.shape and "action_mask" in info
+    for version in ("v1", "v0"):
+        e = pettingzoo.make("aec", f"allfives/allfives-{version}", num_players=3, rules="five_up")
+        e.reset(seed=1)
+        assert e.unwrapped.rules == Rules.preset("five_up", 3)
+        g = gymnasium.make(f"allfives/AllFives-{version}", rules="pyatyorka")
+        obs, info = g.reset(seed=2)
+        assert obs.shape == g.observation_space.shape and "action_mask" in info
+
+
+def test_a_plain_import_registers_gymnasium_cheaply() -> None:
+    code = (
+        "import sys, allfives_env, gymnasium\n"
+        "heavy = [m for m in ('torch', 'pettingzoo', 'agents') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+        "e = gymnasium.make('allfives/AllFives-v1')\n"
+        "obs, info = e.reset(seed=3)\n"
+        "from sb3_contrib.common.maskable.utils import get_action_masks\n"
+        "assert (get_action_masks(e) == info['action_mask']).all()\n"
+        "print('ok')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+
+
+def test_sb3_subprocess_vec_env_from_a_main_guarded_script(tmp_path: Path) -> None:
+    script = tmp_path / "make_vec.py"
+    script.write_text(
+        "import allfives_env  # registers allfives/AllFives-v1\n"
+        "from sb3_contrib.common.maskable.utils import get_action_masks\n"
+        "from stable_baselines3.common.env_util import make_vec_env\n"
+        "from stable_baselines3.common.vec_env import SubprocVecEnv\n"
+        "if __name__ == '__main__':\n"
+        "    venv = make_vec_env('allfives/AllFives-v1', n_envs=2, seed=0,\n"
+        "                        vec_env_cls=SubprocVecEnv)\n"
+        "    venv.reset()\n"
+        "    masks = get_action_masks(venv)\n"
+        "    actions = [int(m.nonzero()[0][0]) for m in masks]\n"
+        "    venv.step(actions)\n"
+        "    venv.close()\n"
+        "    print('ok', masks.shape)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0 and proc.stdout.startswith("ok (2, 114)"), proc.stderr
+
+
+@pytest.mark.filterwarnings("ignore:.*AllFives-v0 is out of date:DeprecationWarning")
+def test_version_0_keeps_its_four_player_default() -> None:
+    import gymnasium
+
+    for preset in PRESETS:
+        v1 = raw_env(num_players=4, rules=preset).rules
+        v0 = allfives_v0.raw_env(num_players=4, rules=preset).rules
+        assert v0.partnerships is True and v1 == Rules.preset(preset, 4)
+        assert allfives_v0.raw_env(num_players=4, rules=preset, partnerships=False).rules == (
+            Rules.preset(preset, 4, partnerships=False)
+        )
+    g0 = gymnasium.make("allfives/AllFives-v0", num_players=4, rules="pyatyorka")
+    g1 = gymnasium.make("allfives/AllFives-v1", num_players=4, rules="pyatyorka")
+    assert g0.unwrapped.rules.num_sides == 2 and g1.unwrapped.rules.num_sides == 4
 
 
 def test_metadata_and_module() -> None:
+    assert allfives_v1.raw_env.metadata["name"] == "allfives_v1"
     assert allfives_v0.raw_env.metadata["name"] == "allfives_v0"
     e = raw_env(num_players=4)
     assert e.possible_agents == ["player_0", "player_1", "player_2", "player_3"]

@@ -35,6 +35,7 @@ from allfives_env import (
     Phase,
     Rules,
     Tile,
+    hand_award,
     new_game,
 )
 
@@ -146,9 +147,20 @@ TABLE: dict[tuple[str, str], tuple[str, ...]] = {
         "test_target_two_sides_at_once",
         "test_target_reached_by_the_blocking_placement",
     ),
+    ("four players", "pagat"): ("test_four_player_default_by_preset",),
+    ("four players", "spruce"): ("test_four_player_default_by_preset",),
+    ("four players", "dominoes_cc"): ("test_four_player_default_by_preset",),
+    ("four players", "pyatyorka"): (
+        "test_four_player_default_by_preset",
+        "test_pyatyorka_seed_example_four_individual_players",
+    ),
+    ("four players", "five_up"): ("test_four_player_default_by_preset",),
 }
 
-ROWS = ("deal", "leader", "spinners", "branches", "boneyard", "drawing", "unit", "award", "target")
+ROWS = (
+    "deal", "leader", "spinners", "branches", "boneyard", "drawing", "unit", "award", "target",
+    "four players",
+)  # fmt: skip
 
 
 def test_table_names_existing_tests() -> None:
@@ -527,7 +539,7 @@ def test_pyatyorka_partnership_block_leader_is_one_of_the_winners() -> None:
         # pagat: 5-5 is drawn too (side 0: 72): round5(72) = 70; next leader by lot
         ("pagat", (0, 70), (0, 80), (False, [0, 1, 2, 3])),
     ]:
-        game = scripted_game(preset, hands, boneyard, leader=0, hand_size=6)
+        game = scripted_game(preset, hands, boneyard, leader=0, hand_size=6, partnerships=True)
         assert play(game, *SIX_LINE) == [0, 0, 0, 0, 0, 0, 0, 10, 0, 0]
         drawn = []
         while not game.is_hand_over:
@@ -1173,3 +1185,44 @@ def test_target_reached_by_the_blocking_placement(preset: str, start: int) -> No
     play(game, *FIVE_LINE)
     assert game.hand_results[-1].end == HandEnd.BLOCKED
     assert game.hand_results[-1].winner == 0
+
+
+# ============================================================================ four players
+
+FOUR_PLAYER_DEFAULT = {
+    "pagat": True,
+    "spruce": True,
+    "dominoes_cc": False,  # seed 002 speaks only of individual players
+    "pyatyorka": False,  # seed 003 plays individually and merely allows pair play
+    "five_up": True,
+}
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_four_player_default_by_preset(preset: str) -> None:
+    pairs = FOUR_PLAYER_DEFAULT[preset]
+    rules = Rules.preset(preset, 4)
+    assert rules.partnerships is pairs
+    assert rules.num_sides == (2 if pairs else 4)
+    assert [rules.side_of(s) for s in range(4)] == ([0, 1, 0, 1] if pairs else [0, 1, 2, 3])
+    # either way can be asked for; with 2-3 players the flag changes nothing
+    assert Rules.preset(preset, 4, partnerships=not pairs).num_sides == (4 if pairs else 2)
+    for n in (2, 3):
+        assert Rules.preset(preset, n, partnerships=False) == Rules.preset(preset, n)
+        assert Rules.preset(preset, n).num_sides == n
+
+
+def test_pyatyorka_seed_example_four_individual_players() -> None:
+    """Seed 003's blocked hand: the winner holds 2 pips, his three opponents 7, 10 and 12:
+    7 + 10 + 12 - 2 = 27 → 25 → 5 points, to the single winner, under pyatyorka's default
+    rules for 4 players (each for himself)."""
+    rules = Rules.preset("pyatyorka", 4)
+    assert not rules.partnerships and rules.num_sides == 4
+    award = hand_award(rules, None, [7, 2, 10, 12], [1, 1, 2, 2])
+    assert award.points == [0, 5, 0, 0] and award.winner == 1
+    # in partnerships (which the seed allows) the same pips are side 0: 7 + 10 = 17 v side 1:
+    # 2 + 12 = 14, and side 1 wins round5(17 - 14) / 5 = 1
+    pairs = hand_award(
+        Rules.preset("pyatyorka", 4, partnerships=True), None, [7, 2, 10, 12], [1] * 4
+    )
+    assert pairs.points == [0, 1] and pairs.winner == 1

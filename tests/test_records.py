@@ -443,15 +443,34 @@ def test_partnerships_false_changes_nothing_below_four_players(n: int) -> None:
 def test_partnerships_flag_with_four_players() -> None:
     game, _ = play_random(Rules.preset("pagat", 4), 11)
     obj = record_dict(game)
-    assert "partnerships" not in obj["rules"]
+    assert obj["rules"]["partnerships"] is True  # four players: always written out
     assert len(run(obj)["scores"]) == 2
-    explicit = copy.deepcopy(obj)
-    explicit["rules"]["partnerships"] = True
-    assert run(explicit) == run(obj)
+    implicit = copy.deepcopy(obj)
+    del implicit["rules"]["partnerships"]  # left out: pagat's default, partnerships
+    assert run(implicit) == run(obj)
     solo, _ = play_random(Rules.preset("pagat", 4, partnerships=False), 11)
     solo_obj = record_dict(solo)
     assert solo_obj["rules"]["partnerships"] is False
     assert len(run(solo_obj)["scores"]) == 4
+
+
+@pytest.mark.parametrize(
+    ("preset", "pairs"),
+    [("dominoes_cc", False), ("pyatyorka", False), ("five_up", True), ("spruce", True)],
+)
+def test_a_record_without_partnerships_takes_the_presets_default(preset: str, pairs: bool) -> None:
+    game, _ = play_random(Rules.preset(preset, 4, partnerships=pairs), 5)
+    obj = record_dict(game)
+    assert obj["rules"]["partnerships"] is pairs
+    implicit = copy.deepcopy(obj)
+    del implicit["rules"]["partnerships"]
+    assert parse_record(implicit).rules == Rules.preset(preset, 4)
+    assert run(implicit) == run(obj)
+    assert len(run(implicit)["scores"]) == (2 if pairs else 4)
+    # the other reading, asked for explicitly, is the other game
+    other = copy.deepcopy(obj)
+    other["rules"]["partnerships"] = not pairs
+    assert parse_record(other).rules.num_sides == (4 if pairs else 2)
 
 
 def test_five_up_may_draw_with_a_placement_available() -> None:
@@ -573,7 +592,7 @@ def test_after_a_blocked_hand_the_leader_is_by_lot_again() -> None:
 
 
 def test_pyatyorka_partnership_block_winner_leads_by_lot_between_partners() -> None:
-    rules = Rules.preset("pyatyorka", 4)
+    rules = Rules.preset("pyatyorka", 4, partnerships=True)
 
     def want(g: Game) -> bool:
         return ended(HandEnd.BLOCKED, match_over=False)(g) and g.hand_results[-1].winner is not None

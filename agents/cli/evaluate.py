@@ -10,9 +10,10 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.cli.options import add_rules_options, positive_int, rules_of
+from agents.eval.match import EvalError
 from agents.eval.report import check_writable, table, write_json, write_png
 from agents.eval.results import Evaluation, League
-from agents.eval.tournament import EvalError, check_specs, evaluate, league
+from agents.eval.tournament import check_specs, evaluate, league
 
 
 def add_eval_parser(subparsers: argparse._SubParsersAction[Any]) -> None:

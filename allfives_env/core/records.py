@@ -61,8 +61,8 @@ class Record:
     def to_json(self) -> dict[str, Any]:
         """The record as a JSON-ready dict in the format of RULES.md §4."""
         rules: dict[str, Any] = {"preset": self.rules.name, "num_players": self.rules.num_players}
-        if self.rules.num_players == 4 and not self.rules.partnerships:
-            rules["partnerships"] = False
+        if self.rules.num_players == 4:  # written out: the record does not lean on a default
+            rules["partnerships"] = self.rules.partnerships
         hands = []
         for h in self.hands:
             entry: dict[str, Any] = {
@@ -137,7 +137,9 @@ def _parse_rules(obj: object) -> Rules:
     n = obj["num_players"]
     if not _is_int(n) or not 2 <= n <= 4:
         raise RecordError(f"must be 2, 3 or 4, not {n!r}", field="rules.num_players")
-    partnerships = obj.get("partnerships", True)
+    if "partnerships" not in obj:  # left out: the preset's default (RULES.md §2)
+        return Rules.preset(preset, n)
+    partnerships = obj["partnerships"]
     if type(partnerships) is not bool:
         raise RecordError(
             f"must be true or false, not {partnerships!r}", field="rules.partnerships"

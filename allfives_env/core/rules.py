@@ -7,6 +7,8 @@ The five presets are the columns of RULES.md §2; every row of that table is a f
 ('every', True, 5, 61, True, 2)
 >>> Rules.preset("pagat", 3, target=100).target
 100
+>>> Rules.preset("pagat", 4).num_sides, Rules.preset("pyatyorka", 4).num_sides
+(2, 4)
 """
 
 from __future__ import annotations
@@ -37,32 +39,34 @@ AWARD_RULES: tuple[str, ...] = (
     "pairwise_fives",
 )
 
-# Preset table (RULES.md §2). Hand sizes and targets are indexed by player count 2, 3, 4.
+# Preset table (RULES.md §2). Hand sizes and targets are indexed by player count 2, 3, 4;
+# partnerships is the 4-player default (RULES.md §1 "Set and seats": pairs only where the seed
+# plays four as pairs).
 _PRESET_TABLE: dict[str, dict[str, Any]] = {
     "pagat": dict(
         hand_size=(9, 7, 5), leader="lot", spinners="first", branches="after_straight",
         stop_tiles=0, draw_when_able=False, unit=1, award="round_once",
-        target=(250, 200, 200), exact_target=False,
+        target=(250, 200, 200), exact_target=False, partnerships=True,
     ),
     "spruce": dict(
         hand_size=(9, 7, 5), leader="lot", spinners="first", branches="after_straight",
         stop_tiles=0, draw_when_able=False, unit=1, award="lose_own",
-        target=(250, 200, 200), exact_target=False,
+        target=(250, 200, 200), exact_target=False, partnerships=True,
     ),
     "dominoes_cc": dict(
         hand_size=(7, 6, 5), leader="highest_double", spinners="first",
         branches="after_straight", stop_tiles=0, draw_when_able=False, unit=1,
-        award="round_each", target=(150, 150, 150), exact_target=False,
+        award="round_each", target=(150, 150, 150), exact_target=False, partnerships=False,
     ),
     "pyatyorka": dict(
         hand_size=(7, 5, 5), leader="last_winner", spinners="first", branches="at_once",
         stop_tiles=1, draw_when_able=False, unit=1, award="net_fives",
-        target=(250, 250, 250), exact_target=False,
+        target=(250, 250, 250), exact_target=False, partnerships=False,
     ),
     "five_up": dict(
         hand_size=(5, 5, 5), leader="lot", spinners="every", branches="after_straight",
         stop_tiles=0, draw_when_able=True, unit=5, award="pairwise_fives",
-        target=(61, 61, 61), exact_target=True,
+        target=(61, 61, 61), exact_target=True, partnerships=True,
     ),
 }  # fmt: skip
 
@@ -80,7 +84,9 @@ class Rules:
     num_players: int = 2
     """Players at the table, 2–4; seat ``i + 1`` plays after seat ``i``."""
     partnerships: bool = True
-    """With 4 players: seats 0+2 v 1+3 share a score. Ignored with 2–3 players."""
+    """With 4 players: seats 0+2 v 1+3 share a score (else each plays for himself). The presets
+    default to partnerships in ``pagat``, ``spruce`` and ``five_up`` and to each for himself in
+    ``dominoes_cc`` and ``pyatyorka``. With 2–3 players it changes nothing (and reads ``True``)."""
     hand_size: int = 9
     """Tiles dealt to each player; the rest form the boneyard."""
     leader: LeaderRule = "lot"

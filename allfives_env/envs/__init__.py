@@ -1,3 +1,3 @@
 """The environments over the rules core: ids and arrays (``spaces``), the PettingZoo AEC
-environment (``aec``, documented in ``allfives_v0``), the Gymnasium single-agent environment,
+environment (``aec``, documented in ``allfives_v1``), the Gymnasium single-agent environment,
 wrappers, rewards and images. They import the core, never the agents."""

@@ -1,4 +1,4 @@
-"""The PettingZoo AEC environment over the engine: see :mod:`allfives_env.envs.allfives_v0`.
+"""The PettingZoo AEC environment over the engine: see :mod:`allfives_env.envs.allfives_v1`.
 
 It only translates: the :class:`~allfives_env.core.game.Game` decides whose turn it is, what is
 legal and when anything ends; :class:`~allfives_env.envs.spaces.Encoding` owns ids and arrays.
@@ -110,7 +110,7 @@ def _choose(value: Any, allowed: Sequence[str], name: str) -> Any:
 
 
 class raw_env(AECEnv[str, dict[str, Any], int]):
-    """All Fives as a PettingZoo AEC environment (see :mod:`allfives_env.envs.allfives_v0`).
+    """All Fives as a PettingZoo AEC environment (see :mod:`allfives_env.envs.allfives_v1`).
 
     Raises:
         EnvConfigError: for an unknown or out-of-range argument (a :class:`RulesError`).
@@ -118,11 +118,14 @@ class raw_env(AECEnv[str, dict[str, Any], int]):
     """
 
     metadata = {  # noqa: RUF012 - PettingZoo reads it from the class
-        "name": "allfives_v0",
+        "name": "allfives_v1",
         "render_modes": list(RENDER_MODES),
         "is_parallelizable": True,
         "render_fps": 2,
     }
+    LEGACY_PAIRS = False
+    """Version 0's default: 4 players of every preset play as partnerships (v1 follows the
+    preset: each for himself in ``dominoes_cc`` and ``pyatyorka``)."""
 
     def __init__(
         self,
@@ -145,6 +148,8 @@ class raw_env(AECEnv[str, dict[str, Any], int]):
             if partnerships is not None and partnerships != rules.partnerships:
                 raise EnvConfigError("partnerships disagrees with the rules given")
         elif isinstance(rules, str):
+            if partnerships is None and self.LEGACY_PAIRS and num_players == 4:
+                partnerships = True
             extra = {} if partnerships is None else {"partnerships": partnerships}
             rules = Rules.preset(rules, 2 if num_players is None else num_players, **extra)
         else:
@@ -420,9 +425,14 @@ def env(**kwargs: Any) -> AECEnv[str, dict[str, Any], int]:
     ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``; see :mod:`allfives_env.envs.wrappers`):
     an illegal action ends the game with −1 for the player who took it (0 for the others)
     instead of raising."""
+    return wrap(raw_env(**kwargs))
+
+
+def wrap(raw: raw_env) -> AECEnv[str, dict[str, Any], int]:
+    """``raw`` in PettingZoo's standard wrappers, as :func:`env` gives it."""
     from allfives_env.envs import wrappers
 
-    e: AECEnv[str, dict[str, Any], int] = raw_env(**kwargs)
+    e: AECEnv[str, dict[str, Any], int] = raw
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
     e = wrappers.AssertOutOfBoundsWrapper(e)
     e = wrappers.OrderEnforcingWrapper(e)

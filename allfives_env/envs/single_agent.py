@@ -1,6 +1,6 @@
 """One learner seat against given opponents, as a Gymnasium environment.
 
-:class:`AllFivesSingleAgentEnv` (registered with Gymnasium as ``allfives/AllFives-v0`` by
+:class:`AllFivesSingleAgentEnv` (registered with Gymnasium as ``allfives/AllFives-v1`` by
 ``import allfives_env``) runs the AEC environment and plays every other seat — the partner
 too, in 4 players — with the given opponents, so the learner sees only its own
 turns. It offers ``action_masks()`` for sb3-contrib's ``MaskablePPO``.
@@ -69,6 +69,8 @@ class AllFivesSingleAgentEnv(gym.Env[ObsArray, int]):
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}  # noqa: RUF012
+    AEC = raw_env
+    """The AEC environment class it runs (its version's)."""
 
     def __init__(
         self,
@@ -85,7 +87,7 @@ class AllFivesSingleAgentEnv(gym.Env[ObsArray, int]):
         partnerships: bool | None = None,
         action_features: bool = False,
     ):
-        self.aec = raw_env(
+        self.aec = self.AEC(
             num_players=num_players,
             rules=rules,
             episode=episode,  # type: ignore[arg-type]
