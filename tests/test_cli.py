@@ -7,6 +7,7 @@ stdout, and exactly one line on stderr, with no traceback.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import random
@@ -465,3 +466,59 @@ def test_script_invalid_record(cli_both: Any, tmp_path: Path) -> None:
     obj["hands"][0]["actions"] = ["6-4", "6-3 W"]
     path = _write(tmp_path, "bad.json", obj)
     assert_usage_error(cli_both("replay", str(path)), "hand 1, action 2")
+
+
+def test_agents_beyond_the_seats_are_refused(cli: Any) -> None:
+    assert_usage_error(cli("demo", "--agents", "greedy,random,heuristic"), "3 agents for 2 seats")
+    assert_usage_error(
+        cli("play", "--opponents", "greedy,random", "--no-save"), "2 agents for 1 other seat"
+    )
+
+
+def test_demo_is_the_first_match_of_eval(cli: Any, tmp_path: Path) -> None:
+    """One match loop, one seeding: a demo replays match 0 of an evaluation with its seed."""
+    from agents.eval.match import match_seeds, play_match
+
+    demo = cli("demo", "--seed", "4", "--agents", "greedy,random", "--quiet", "--save", "d.json")
+    assert demo.returncode == 0, demo.stderr
+    result = replay(load_record(tmp_path / "d.json"))
+    first = play_match(Rules.preset("pagat", 2), ["greedy", "random"], *match_seeds(4, 0, 0))
+    assert result.scores == first.scores and result.winners == first.winners
+
+
+def _fake_checkpoint(path: Path, rules: Rules) -> None:
+    """A checkpoint with random weights (the two files a learned agent reads; no torch)."""
+    import zipfile
+
+    import numpy as np
+
+    from agents.learned import META_FILE, WEIGHTS_FILE, MlpPolicy, PolicySpec
+    from allfives_env.envs.spaces import Encoding
+
+    enc = Encoding(rules)
+    rng = np.random.default_rng(0)
+    sizes = [enc.obs_size, 16, enc.num_actions]
+    policy = MlpPolicy(
+        [rng.standard_normal((b, a)).astype(np.float32) for a, b in itertools.pairwise(sizes)],
+        [np.zeros(b, np.float32) for b in sizes[1:]],
+    )
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr(META_FILE, json.dumps(PolicySpec(rules, False).to_json()))
+        z.writestr(WEIGHTS_FILE, policy.to_npz())
+
+
+def test_a_checkpoint_plays_only_its_own_rules(cli: Any, tmp_path: Path) -> None:
+    _fake_checkpoint(tmp_path / "net.zip", Rules.preset("pagat", 2))
+    ok = cli("eval", "net.zip", "random", "--matches", "2", "--processes", "1", "--quiet")
+    assert ok.returncode == 0, ok.stderr
+    for preset in ("spruce", "five_up"):
+        bad = cli("eval", "net.zip", "random", "--preset", preset, "--matches", "2")
+        assert_usage_error(bad, "trained for pagat 2p", "plays only those rules")
+
+
+def test_image_to_a_bad_path_is_one_line(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "allfives_env.envs.image", str(tmp_path / "no" / "such.png")],
+        capture_output=True, text=True, timeout=TIMEOUT,
+    )  # fmt: skip
+    assert_usage_error(proc, "cannot write")

@@ -572,3 +572,28 @@ def test_observe_view_is_observe(preset: str) -> None:
                 assert np.array_equal(enc.observe(game, seat), enc.observe_view(game.view(seat)))
             legal = game.legal_actions()
             game.apply(legal[rng.randrange(len(legal))])
+
+
+def test_aec_reset_checks_its_arguments() -> None:
+    e = raw_env()
+    e.reset(seed=np.int64(3))
+    first = e.observe(e.agent_selection)["observation"].copy()
+    e.reset(seed=3)
+    assert np.array_equal(first, e.observe(e.agent_selection)["observation"])
+    for bad in (-1, 2.5, "7", True):
+        with pytest.raises(EnvConfigError, match="seed"):
+            e.reset(seed=bad)  # type: ignore[arg-type]
+    with pytest.raises(EnvConfigError, match="options must be a dict"):
+        e.reset(options="str")  # type: ignore[arg-type]
+    with pytest.raises(EnvConfigError, match="unknown reset option 'scroes'"):
+        e.reset(options={"scroes": [0, 0]})
+    e.reset(options={"options": 1})  # PettingZoo's api_test probes reset with this key
+
+
+def test_aec_step_before_reset_asks_for_reset() -> None:
+    from allfives_env.envs.aec import ResetRequiredError
+
+    e = raw_env()
+    for call in (lambda: e.step(0), lambda: e.observe("player_0"), e.state):
+        with pytest.raises(ResetRequiredError, match="reset"):
+            call()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -258,3 +259,51 @@ def test_clone_is_independent() -> None:
 def test_tile_and_slot_tables() -> None:
     assert [str(t) for t in TILES[:8]] == ["0-0", "0-1", "0-2", "0-3", "0-4", "0-5", "0-6", "1-1"]
     assert str(TILES[27]) == "6-6" and MAX_SLOTS == 16
+
+
+def action_forms(game: Game, rng: random.Random) -> list[object]:
+    """Every form an action can take, for a sample of actions: the Action, its int id, NumPy
+    integers, its text (``str``), the record notation, plus things that are not actions."""
+    ids = rng.sample(range(len(ACTIONS)), 12) + [int(a) for a in game.legal_actions()[:4]]
+    forms: list[object] = []
+    for a in ids:
+        action = ACTIONS[a]
+        forms += [action, int(a), np.int64(a), np.int32(a), np.uint16(a), str(action)]
+        if game.current_player is not None:
+            forms.append(game.notation(a))
+    if game.phase.name == "LEAD":  # the bare lead in both orientations
+        for t in game.hand(game.current_player or 0)[:3]:
+            forms += [f"{t.low}-{t.high}", f"{t.high}-{t.low}"]
+    forms += ["draw", "pass", "0-0 W", "6-4", " draw", "DRAW", "4-1 X", "", "7-7 E"]
+    forms += [-1, 450, 10**6, np.int64(-3), 40.0, 40.9, None, True, False, b"draw", [1]]
+    return forms
+
+
+@pytest.mark.parametrize(("preset", "n", "partnerships"), CONFIGS)
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_why_illegal_agrees_with_apply_for_every_action_form(
+    preset: str, n: int, partnerships: bool, seed: int
+) -> None:
+    rng = random.Random(seed)
+    game = Game(Rules.preset(preset, n, partnerships=partnerships), rng)
+    for _ in range(40):
+        if game.is_match_over:
+            break
+        if game.is_hand_over:
+            game.deal(rng)
+        for form in action_forms(game, rng):
+            why = game.why_illegal(form)
+            assert game.is_legal(form) == (why is None), (form, why)
+            trial = game.clone()
+            before = snapshot(trial)
+            try:
+                trial.apply(form)
+            except IllegalActionError as e:
+                assert why is not None, (form, str(e))
+                assert snapshot(trial) == before, form
+                assert why in str(e)
+            else:
+                assert why is None, (form, why)
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])

@@ -1151,3 +1151,50 @@ def test_target_reached_by_the_last_tile_ends_as_target() -> None:
     assert out["hands"][-1] == {"end": "target", "award": [0, 0]}
     assert out["points"] == points and out["points"][-1] > 0
     assert max(out["scores"]) >= 250
+
+
+def test_replay_takes_a_record_a_path_or_decoded_json(tmp_path: Any) -> None:
+    from allfives_env import ArgumentError
+
+    game, _ = play_random(Rules.preset("pagat", 2), 4)
+    rec = record_of(game)
+    path = tmp_path / "match.json"
+    save_record(rec, path)
+    expected = replay(rec).to_json()
+    assert replay(str(path)).to_json() == expected
+    assert replay(path).to_json() == expected
+    assert replay(json.loads(path.read_text())).to_json() == expected
+    with pytest.raises(RecordError, match="cannot read"):
+        replay(str(tmp_path / "missing.json"))
+    for bad in (42, None, [rec]):
+        with pytest.raises(ArgumentError, match="replay takes a Record"):
+            replay(bad)  # type: ignore[arg-type]
+
+
+def test_duplicate_json_keys_are_refused() -> None:
+    text = json.dumps(record_dict(play_random(Rules.preset("pagat", 2), 4)[0]))
+    twice = text.replace('"format": ', '"format": "allfives-record/1", "format": ', 1)
+    with pytest.raises(RecordError, match="duplicate key 'format'") as err:
+        replay_text(twice)
+    assert err.value.field == "file"
+    nested = text.replace('"preset": ', '"preset": "pagat", "preset": ', 1)
+    with pytest.raises(RecordError, match="duplicate key 'preset'"):
+        replay_text(nested)
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (lambda o: o.pop("format"), "missing"),
+        (lambda o: o.update(format=""), "empty; must be 'allfives-record/1'"),
+        (lambda o: o.update(format="allfives-record/2"), "not 'allfives-record/2'"),
+    ],
+)
+def test_format_errors_say_what_is_wrong(
+    change: Callable[[dict[str, Any]], Any], reason: str
+) -> None:
+    obj = record_dict(play_random(Rules.preset("pagat", 2), 4)[0])
+    change(obj)
+    with pytest.raises(RecordError) as err:
+        parse_record(obj)
+    assert err.value.field == "format" and err.value.reason.endswith(reason)

@@ -104,3 +104,88 @@ def test_maskable_ppo_smoke() -> None:
     obs, _ = env.reset(seed=3)
     action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
     assert env.action_masks()[int(action)] == 1
+
+
+def test_after_an_error_inside_step_the_next_step_asks_for_reset() -> None:
+    from allfives_env.envs.aec import ResetRequiredError
+
+    class Faulty:
+        name = "faulty"
+
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def act(self, view: Any, rng: random.Random) -> Any:
+            self.calls += 1
+            if self.calls == 2:
+                raise RuntimeError("the opponent crashed")
+            return view.legal_actions[0]
+
+    e = AllFivesSingleAgentEnv(opponents=Faulty(), learner_seat=0, rules="pagat")
+    e.reset(seed=1)
+    crashed = False
+    for _ in range(40):
+        legal = np.flatnonzero(e.action_masks())
+        try:
+            _, _, term, _, _ = e.step(int(legal[0]))
+        except RuntimeError as err:
+            assert "crashed" in str(err)
+            crashed = True
+            break
+        if term:
+            e.reset()
+    assert crashed
+    with pytest.raises(ResetRequiredError, match="reset"):
+        e.step(int(np.flatnonzero(e.action_masks())[0]))
+    e.reset(seed=2)  # reset makes it usable again
+    e.step(int(np.flatnonzero(e.action_masks())[0]))
+
+
+def test_a_step_before_reset_asks_for_reset() -> None:
+    from allfives_env.envs.aec import ResetRequiredError
+
+    with pytest.raises(ResetRequiredError):
+        AllFivesSingleAgentEnv().step(0)
+
+
+@pytest.mark.parametrize("action", [40.9, "40", None, 40.0, True, [40]])
+def test_non_integer_actions_are_refused(action: Any) -> None:
+    from allfives_env import ArgumentError
+
+    e = AllFivesSingleAgentEnv(illegal_action="penalize")
+    e.reset(seed=4)
+    before = e.action_masks().copy()
+    with pytest.raises(ArgumentError, match="an action is an integer action id"):
+        e.step(action)
+    assert np.array_equal(e.action_masks(), before)
+    legal = int(np.flatnonzero(before)[0])
+    e.step(np.int64(legal))  # NumPy integers are actions
+
+
+@pytest.mark.parametrize(
+    ("opponents", "learner", "message"),
+    [
+        ({5: "random"}, "random", "no seat 5"),
+        ({-1: "random", 0: "random", 1: "random"}, "random", "no seat -1"),
+        ({1: "random"}, "random", "no opponent for seat 0"),
+        ({0: "random"}, 0, "no opponent for seat 1"),
+        ("nobody", "random", "opponent 'nobody'"),
+    ],
+)
+def test_bad_opponents_are_refused_at_construction(
+    opponents: Any, learner: Any, message: str
+) -> None:
+    with pytest.raises(EnvConfigError, match=message):
+        AllFivesSingleAgentEnv(opponents=opponents, learner_seat=learner)
+
+
+def test_single_agent_reset_takes_numpy_seeds_and_refuses_bad_ones() -> None:
+    e = AllFivesSingleAgentEnv()
+    a, _ = e.reset(seed=np.int64(3))
+    b, _ = e.reset(seed=3)
+    assert np.array_equal(a, b)
+    for bad in (-1, 3.5, "3"):
+        with pytest.raises(EnvConfigError, match="seed"):
+            e.reset(seed=bad)  # type: ignore[arg-type]
+    with pytest.raises(EnvConfigError, match="unknown reset option 'scroes'"):
+        e.reset(seed=1, options={"scroes": [0, 0]})

@@ -162,3 +162,62 @@ def test_a_world_must_respect_known_voids_and_the_required_lead() -> None:
     size = lv.hand_sizes[leader]
     with pytest.raises(DealError, match="must hold"):
         Game.from_view(lv, {leader: hidden[:size]}, [*hidden[size:], cc.required_lead])
+
+
+def test_game_arguments_get_typed_errors() -> None:
+    import numpy as np
+
+    from allfives_env import ArgumentError, Deal
+
+    rules = Rules.preset("pagat", 2)
+    with pytest.raises(ArgumentError, match=r"rng must be a random\.Random"):
+        Game(rules, 7)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):  # ArgumentError is a TypeError too (and a ValueError)
+        Game(rules, 7)  # type: ignore[arg-type]
+    with pytest.raises(ArgumentError, match="rules must be a Rules"):
+        Game(42)  # type: ignore[arg-type]
+    game = Game(rules, random.Random(7))
+    for bad in (-1, 2, 99, "0", 1.0, None, True):
+        for method in (game.hand, game.hand_mask, game.played_mask, game.pips, game.known_voids):
+            with pytest.raises(ArgumentError, match="no seat"):
+                method(bad)  # type: ignore[arg-type]
+        with pytest.raises(ArgumentError, match="no seat"):
+            game.view(bad)  # type: ignore[arg-type]
+    assert game.hand(np.int64(1)) == game.hand(1)
+    assert game.view(np.int32(0)) == game.view(0)
+    while not game.is_hand_over:
+        game.apply(game.legal_actions()[0])
+    if not game.is_match_over:
+        with pytest.raises(ArgumentError, match="rng must be"):
+            game.deal(8)  # type: ignore[arg-type]
+        with pytest.raises(ArgumentError, match="deal must be a Deal"):
+            game.deal(deal=[[1, 2]])  # type: ignore[arg-type]
+        assert isinstance(game.deal(random.Random(8)), Deal)
+
+
+def test_numpy_integers_are_actions_everywhere() -> None:
+    import numpy as np
+
+    game = Game(Rules.preset("pagat", 2), random.Random(3))
+    legal = game.legal_actions()[0]
+    as_numpy = np.int64(int(legal))
+    assert game.is_legal(as_numpy) and game.why_illegal(as_numpy) is None
+    assert game.apply(as_numpy).action == legal
+
+
+def test_the_lead_has_one_notation() -> None:
+    game = Game(Rules.preset("pagat", 2), random.Random(3))
+    lead = game.legal_actions()[0]
+    text = game.notation(lead)
+    assert " " not in text and text == lead.lead_text()
+    # apply and why_illegal read the record form and str(action) alike
+    assert game.why_illegal(text) is None and game.why_illegal(str(lead)) is None
+    assert game.why_illegal("draw") == game.why_illegal(int(game.legal_actions()[0]) * 0 + 448)
+    message = ""
+    try:
+        game.apply("draw")
+    except ValueError as e:
+        message = str(e)
+    assert "the leader must lead a tile, not draw" in message
+    assert f"legal: {text}" in message  # the legal leads are written as a record writes them
+    game.apply(text)

@@ -16,6 +16,7 @@ True
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,13 @@ from typing import Any
 
 from allfives_env.core.actions import DRAW_ID, Action
 from allfives_env.core.deal import Deal
-from allfives_env.core.errors import DealError, IllegalActionError, NotationError, RecordError
+from allfives_env.core.errors import (
+    ArgumentError,
+    DealError,
+    IllegalActionError,
+    NotationError,
+    RecordError,
+)
 from allfives_env.core.events import HandResult
 from allfives_env.core.game import Game
 from allfives_env.core.rules import PRESETS, Rules
@@ -183,9 +190,12 @@ def _parse_hand(obj: object, rules: Rules, k: int) -> RecordHand:
 def _parse_header(obj: object) -> tuple[Rules, list[Any]]:
     if not isinstance(obj, dict):
         raise RecordError("a record must be a JSON object", field="record")
-    if obj.get("format") != FORMAT:
-        got = obj.get("format", "missing")
-        raise RecordError(f"must be {FORMAT!r}, not {got!r}", field="format")
+    if "format" not in obj:
+        raise RecordError("missing", field="format")
+    if obj["format"] == "":
+        raise RecordError(f"empty; must be {FORMAT!r}", field="format")
+    if obj["format"] != FORMAT:
+        raise RecordError(f"must be {FORMAT!r}, not {obj['format']!r}", field="format")
     if "rules" not in obj:
         raise RecordError("missing", field="rules")
     rules = _parse_rules(obj["rules"])
@@ -229,17 +239,26 @@ def _reject_constant(name: str) -> object:
     raise ValueError(f"{name} is not JSON")
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"duplicate key {key!r}")
+        out[key] = value
+    return out
+
+
 def _decode(text: str) -> object:
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
     except ValueError as e:  # json.JSONDecodeError included
         raise RecordError(f"malformed JSON: {e}", field="file") from None
     except RecursionError:
         raise RecordError("malformed JSON: nested too deeply", field="file") from None
 
 
-def load_json(path: str | Path) -> object:
-    """Read a JSON file (strict JSON: no NaN or Infinity).
+def load_json(path: str | os.PathLike[str]) -> object:
+    """Read a JSON file (strict JSON: no NaN or Infinity, no key twice in an object).
 
     Raises:
         RecordError: if the file cannot be read or is not JSON.
@@ -268,14 +287,27 @@ def save_record(record: Record, path: str | Path) -> None:
 # ---------------------------------------------------------------------- replay
 
 
-def replay(record: Record) -> ReplayResult:
-    """Replay every hand and action of ``record`` through the engine.
+def replay(record: Record | str | os.PathLike[str] | dict[str, Any]) -> ReplayResult:
+    """Replay every hand and action of a record through the engine.
+
+    ``record`` is a :class:`Record`, the path of a record file, or a decoded JSON record (a
+    ``dict``, checked hand by hand in record order as :func:`replay_json` does).
 
     Raises:
-        RecordError: at the first hand or action that is not legal under the rules, naming it
-            (hand and action counted from 1) and saying why.
+        RecordError: for a file that cannot be read or is not a record, or at the first hand or
+            action that is not legal under the rules, naming it (hand and action counted from
+            1) and saying why.
+        ArgumentError: if ``record`` is none of these.
     """
-    return _replay(record.rules, record.hands)
+    if isinstance(record, Record):
+        return _replay(record.rules, record.hands)
+    if isinstance(record, str | os.PathLike):
+        return replay_json(load_json(record))
+    if isinstance(record, dict):
+        return replay_json(record)
+    raise ArgumentError(
+        f"replay takes a Record, a record file's path or a decoded JSON record, not {record!r}"
+    )
 
 
 def _replay(rules: Rules, hands: Iterable[RecordHand]) -> ReplayResult:

@@ -1,0 +1,284 @@
+"""The batched engine's API: seeds and threads, refused input, the compiled policies, records."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from agents.greedy import GreedyAgent
+from allfives_env.core.errors import IllegalActionError
+from allfives_env.core.game import Game
+from allfives_env.core.records import replay, save_record
+from allfives_env.core.rules import PRESETS, Rules
+from allfives_env.envs.aec import ResetRequiredError
+from allfives_env.envs.spaces import Encoding
+from allfives_env.vector import (
+    ActionArrayError,
+    VectorActionError,
+    VectorConfigError,
+    VectorGame,
+    get_num_threads,
+    policy_rng,
+    set_num_threads,
+)
+
+TABLES = [(p, n, t) for p in PRESETS for n, t in ((2, True), (3, True), (4, True), (4, False))]
+
+
+def run(vg: VectorGame, steps: int, policy_seed: int) -> list[np.ndarray]:
+    """Step ``vg`` with random actions (a per-game policy generator), resetting finished games
+    from their own generators; return everything it showed, step by step."""
+    prng = policy_rng(policy_seed, vg.num_games)
+    seen: list[np.ndarray] = []
+    for _ in range(steps):
+        seen += [vg.observe(), vg.masks(), vg.state()]
+        rewards, terminated, truncated = vg.step(vg.random_actions(prng))
+        seen += [rewards, terminated, truncated, vg.scores]
+        done = np.flatnonzero(terminated | truncated)
+        if done.size:
+            vg.reset_games(done)
+    return seen
+
+
+def snapshot(vg: VectorGame) -> list[np.ndarray]:
+    arrays = [vg.st, vg.scores_, vg.hand_start, vg.award, vg.rng, vg.log, vg.prev, vg.prev_log]
+    return [a.copy() for a in arrays]
+
+
+# ---------------------------------------------------------------------- seeds and threads
+
+
+def test_a_game_depends_on_its_seed_alone_whatever_the_batch() -> None:
+    rules = Rules.preset("pyatyorka", 4, partnerships=True)  # lot, last winner, stop tile
+    seeds = np.arange(64) * 7 + 3
+    big = VectorGame(rules, 64, forced_actions="auto")
+    big.reset(seeds)
+    prng_big = policy_rng(seeds)
+    small = [VectorGame(rules, 1, forced_actions="auto") for _ in (5, 40)]
+    for vg, i in zip(small, (5, 40), strict=True):
+        vg.reset(seeds[i : i + 1])
+    prng_small = [policy_rng(seeds[i : i + 1]) for i in (5, 40)]
+    for _ in range(400):
+        masks = big.masks()
+        obs = big.observe()
+        acts = big.random_actions(prng_big, masks=masks)
+        for vg, p, i in zip(small, prng_small, (5, 40), strict=True):
+            assert np.array_equal(vg.observe()[0], obs[i])
+            assert np.array_equal(vg.masks()[0], masks[i])
+            assert vg.random_actions(p)[0] == acts[i]
+        rewards, terminated, truncated = big.step(acts)
+        for vg, i in zip(small, (5, 40), strict=True):
+            r, te, tr = vg.step(acts[i : i + 1])
+            assert np.array_equal(r[0], rewards[i]) and te[0] == terminated[i]
+            assert vg.deal(0) == big.deal(i)
+            if te[0] or tr[0]:
+                vg.reset_games([0])
+        done = np.flatnonzero(terminated | truncated)
+        if done.size:
+            big.reset_games(done)
+    assert big.hand_number[5] > 1 or big.hand_number[40] > 1
+
+
+def test_one_seed_gives_game_i_the_same_deal_whatever_the_batch() -> None:
+    rules = Rules.preset("pagat", 3)
+    a, b = VectorGame(rules, 8), VectorGame(rules, 64)
+    a.reset(11)
+    b.reset(11)
+    assert [a.deal(i) for i in range(8)] == [b.deal(i) for i in range(8)]
+    assert len({b.deal(i) for i in range(64)}) == 64
+
+
+def test_thread_count_changes_nothing() -> None:
+    rules = Rules.preset("five_up", 4)
+    before = get_num_threads()
+    try:
+        results = []
+        for threads in (1, min(2, before) if before > 1 else 1):
+            set_num_threads(threads)
+            vg = VectorGame(rules, 128, action_features=True, episode="hand", reward="points+win")
+            vg.reset(5)
+            results.append(run(vg, 120, 6))
+    finally:
+        set_num_threads(before)
+    assert all(np.array_equal(x, y) for x, y in zip(*results, strict=True))
+
+
+# ---------------------------------------------------------------------- refused input
+
+
+@pytest.fixture
+def vg() -> VectorGame:
+    g = VectorGame(Rules.preset("pagat", 2), 6, episode="hand", forced_actions="auto")
+    g.reset(3)
+    run(g, 5, 1)
+    return g
+
+
+def test_an_illegal_action_names_the_game_and_changes_no_game(vg: VectorGame) -> None:
+    acts = vg.greedy_actions()
+    legal = vg.legal_actions(4)
+    bad = next(a for a in range(vg.num_actions) if a not in legal)
+    acts[4] = bad
+    acts[5] = bad if bad not in vg.legal_actions(5) else acts[5]
+    before = snapshot(vg)
+    with pytest.raises(VectorActionError) as err:
+        vg.step(acts)
+    e = err.value
+    assert isinstance(e, IllegalActionError) and isinstance(e, ValueError)
+    assert e.game == 4 and e.action == bad and list(e.legal) == legal
+    assert "game 4" in str(e) and str(bad) in str(e) and "no game was stepped" in str(e)
+    assert all(np.array_equal(x, y) for x, y in zip(before, snapshot(vg), strict=True))
+
+
+@pytest.mark.parametrize("value", [-2, 10**6, 28 * 4 + 2])
+def test_an_action_out_of_range_is_refused(vg: VectorGame, value: int) -> None:
+    acts = vg.greedy_actions()
+    acts[0] = value
+    before = snapshot(vg)
+    with pytest.raises(VectorActionError, match="game 0"):
+        vg.step(acts)
+    assert all(np.array_equal(x, y) for x, y in zip(before, snapshot(vg), strict=True))
+
+
+@pytest.mark.parametrize(
+    "actions",
+    [np.zeros(5, np.int64), np.zeros((6, 1), np.int64), np.zeros(6), np.zeros(6, bool), "x"],
+)
+def test_a_malformed_action_array_is_refused(vg: VectorGame, actions: object) -> None:
+    before = snapshot(vg)
+    with pytest.raises(ActionArrayError):
+        vg.step(actions)  # type: ignore[arg-type]
+    assert all(np.array_equal(x, y) for x, y in zip(before, snapshot(vg), strict=True))
+
+
+def test_a_done_game_must_be_reset_or_skipped() -> None:
+    vg = VectorGame(Rules.preset("five_up", 2), 3, episode="hand")
+    vg.reset(1)
+    while not vg.done[1]:
+        acts = vg.greedy_actions()
+        acts[vg.done] = -1
+        vg.step(acts)
+    acts = vg.greedy_actions()
+    assert acts[1] == -1 and vg.current_player[1] == -1 and not vg.masks()[1].any()
+    acts[1] = 0
+    before = snapshot(vg)
+    with pytest.raises(VectorActionError, match="game 1 is done"):
+        vg.step(acts)
+    assert all(np.array_equal(x, y) for x, y in zip(before, snapshot(vg), strict=True))
+    acts[1] = -1
+    acts[vg.done] = -1
+    rewards, terminated, _ = vg.step(acts)  # -1 leaves a game as it is
+    assert terminated[1] and not rewards[1].any()
+    vg.reset_games([1])
+    assert not vg.done[1] and vg.hand_number[1] == 1
+
+
+def test_bad_arguments_are_refused() -> None:
+    rules = Rules.preset("pagat", 2)
+    fresh = VectorGame(rules, 2)
+    with pytest.raises(ResetRequiredError):
+        fresh.observe()
+    with pytest.raises(VectorConfigError):
+        fresh.reset([1, -1])
+    with pytest.raises(VectorConfigError):
+        fresh.reset([1, 2, 3])
+    with pytest.raises(VectorConfigError):
+        fresh.reset(-1)
+    fresh.reset([1, 2])
+    with pytest.raises(VectorConfigError):
+        fresh.reset_games([0, 0])
+    with pytest.raises(VectorConfigError):
+        fresh.reset_games([2])
+    with pytest.raises(VectorConfigError):
+        fresh.observe_seat([0, 2])
+    with pytest.raises(VectorConfigError):
+        fresh.record(0)
+    with pytest.raises(ActionArrayError):
+        fresh.observe(out=np.zeros((2, 3), np.float32))
+    with pytest.raises(ValueError):
+        VectorGame(rules, 2, reward="wins")
+
+
+# ---------------------------------------------------------------------- policies
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_compiled_greedy_picks_what_the_greedy_agent_picks(preset: str) -> None:
+    agent = GreedyAgent()
+    rng = random.Random(0)
+    compared = 0
+    for _, n, partners in (t for t in TABLES if t[0] == preset):
+        rules = Rules.preset(preset, n, partnerships=partners)
+        enc = Encoding(rules)
+        vg = VectorGame(rules, 16, episode="hand")
+        vg.reset(n * 10 + partners)
+        games = [vg.game(i) for i in range(16)]
+        prng = policy_rng(n, 16)
+        for step in range(60):
+            greedy = vg.greedy_actions()
+            for i, g in enumerate(games):
+                seat = g.current_player
+                assert seat is not None
+                want = agent.act(g.view(seat), rng)
+                assert greedy[i] == enc.to_env[want], (vg.describe(i), g.legal_actions())
+                compared += 1
+            acts = vg.random_actions(prng) if step % 2 else greedy
+            _, terminated, _ = vg.step(acts)
+            for i, g in enumerate(games):
+                g.apply(enc.to_engine[acts[i]])
+            for i in np.flatnonzero(terminated):
+                vg.reset_games([i])
+                games[i] = vg.game(i)
+    assert compared == 60 * 16 * (4 if preset else 0)
+
+
+def test_random_actions_are_uniform_over_the_mask() -> None:
+    vg = VectorGame(Rules.preset("pagat", 2), 1)
+    vg.reset([9])
+    legal = vg.legal_actions(0)
+    counts = dict.fromkeys(legal, 0)
+    prng = policy_rng([4])
+    for _ in range(4000):
+        counts[int(vg.random_actions(prng)[0])] += 1
+    expected = 4000 / len(legal)
+    assert all(abs(c - expected) < 0.25 * expected for c in counts.values()), counts
+
+
+# ---------------------------------------------------------------------- records
+
+
+def test_records_replay_through_the_core_and_the_command_line(tmp_path: Path) -> None:
+    command = shutil.which("allfives", path=str(Path(sys.executable).parent))
+    base = [command] if command else [sys.executable, "-m", "allfives_env"]
+    for c, preset in enumerate(PRESETS):
+        rules = Rules.preset(preset, 2 + c % 3, partnerships=c % 2 == 0)
+        vg = VectorGame(rules, 8, record=True, forced_actions=("explicit", "auto")[c % 2])
+        vg.reset(c)
+        prng = policy_rng(c, 8)
+        while not vg.done.any():
+            acts = vg.greedy_actions() if c % 2 else vg.random_actions(prng)
+            vg.step(acts)
+        i = int(np.flatnonzero(vg.done)[0])
+        record = vg.record(i)
+        result = replay(record)
+        assert result.scores == tuple(vg.scores[i])
+        assert result.winners == tuple(np.flatnonzero(vg.winners[i]))
+        assert len(record.hands) == vg.hand_number[i]
+        path = tmp_path / f"{preset}.json"
+        save_record(record, path)
+        out = subprocess.run([*base, "replay", str(path)], capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        assert json.loads(out.stdout) == result.to_json()
+        # a record mid-match, of a game still live, replays too
+        live = int(np.flatnonzero(~vg.done)[0])
+        g = replay(vg.record(live)).game
+        assert isinstance(g, Game) and g.scores == tuple(vg.scores[live])
