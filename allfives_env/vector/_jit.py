@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
+from types import FunctionType
 from typing import Any, TypeVar, cast
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -96,11 +97,38 @@ def kernel(fn: F) -> F:
     return cast(F, _numba.njit(cache=True)(fn))
 
 
+PARALLEL_MIN_GAMES = 64
+"""Batches smaller than this run on the calling thread: starting the worker threads costs more
+than the work (and under contention an OpenMP start can cost milliseconds)."""
+
+
+class _Batch:
+    """A serial and a parallel build of one batch function; a call picks by the batch size
+    (the first argument's length) and the thread count."""
+
+    def __init__(self, fn: Callable[..., Any]):
+        assert _numba is not None
+        self.__doc__ = fn.__doc__
+        self.__name__ = fn.__name__
+        self.parallel = _numba.njit(cache=True, parallel=True)(fn)
+        # a twin with its own qualified name, so the two builds cache to different files
+        twin = FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__)
+        twin.__qualname__ = f"{fn.__qualname__}_serial"
+        twin.__module__ = fn.__module__
+        self.serial = _numba.njit(cache=True)(twin)
+
+    def __call__(self, *args: Any) -> Any:
+        if len(args[0]) >= PARALLEL_MIN_GAMES and _numba.get_num_threads() > 1:
+            return self.parallel(*args)
+        return self.serial(*args)
+
+
 def batch_kernel(fn: F) -> F:
-    """Compile ``fn`` in nopython mode, parallel over its :data:`prange` loop, cached."""
+    """Compile ``fn``, a loop over games with :data:`prange`, twice: in parallel for large
+    batches, serially (``prange`` is ``range`` there) for small ones; both cached."""
     if _numba is None:  # pragma: no cover
         return fn
-    return cast(F, _numba.njit(cache=True, parallel=True)(fn))
+    return cast(F, _Batch(fn))
 
 
 def set_num_threads(n: int) -> None:
@@ -112,3 +140,8 @@ def set_num_threads(n: int) -> None:
 def get_num_threads() -> int:
     """The threads the batch kernels use now."""
     return int(_numba.get_num_threads()) if _numba is not None else 1
+
+
+def max_threads() -> int:
+    """The most threads the batch kernels may use (``NUMBA_NUM_THREADS``)."""
+    return int(_numba.config.NUMBA_NUM_THREADS) if _numba is not None else 1

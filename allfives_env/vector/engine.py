@@ -41,12 +41,12 @@ from allfives_env.envs.aec import (
     ResetRequiredError,
 )
 from allfives_env.envs.spaces import Encoding
-from allfives_env.vector import rng as rng_mod
 from allfives_env.vector.errors import ActionArrayError, VectorActionError, VectorConfigError
 from allfives_env.vector.kernels.encode import observe_batch, state_batch
 from allfives_env.vector.kernels.legal import masks_batch, write_mask
 from allfives_env.vector.kernels.policies import greedy_batch, random_from_masks
 from allfives_env.vector.kernels.step import reset_batch, step_batch
+from allfives_env.vector.rng import derive_seeds, seed_states
 from allfives_env.vector.state import (
     BONE,
     BPOS,
@@ -190,7 +190,7 @@ class VectorGame:
         if isinstance(seeds, int | np.integer) and not isinstance(seeds, bool | np.bool_):
             if seeds < 0:
                 raise VectorConfigError(f"{what}: a seed must be non-negative, not {seeds!r}")
-            return rng_mod.seed_states(rng_mod.derive_seeds(int(seeds), count))
+            return seed_states(derive_seeds(int(seeds), count))
         arr = np.asarray(seeds)
         if arr.dtype.kind not in "iu" or arr.shape != (count,):
             raise VectorConfigError(
@@ -199,7 +199,7 @@ class VectorGame:
             )
         if arr.dtype.kind == "i" and (arr < 0).any():
             raise VectorConfigError(f"{what}: seeds must be non-negative")
-        return rng_mod.seed_states(arr.astype(np.uint64))
+        return seed_states(arr.astype(np.uint64))
 
     def reset(self, seeds: int | Sequence[int] | np.ndarray) -> None:
         """Start a new episode in every game, dealing from ``seeds`` (one per game, or one
@@ -570,5 +570,5 @@ def policy_rng(seeds: int | Sequence[int] | np.ndarray, num_games: int | None = 
     if isinstance(seeds, int | np.integer):
         if num_games is None:
             raise VectorConfigError("policy_rng: give num_games with a single seed")
-        return rng_mod.seed_states(rng_mod.derive_seeds(int(seeds), num_games))
-    return rng_mod.seed_states(np.asarray(seeds).astype(np.uint64))
+        return seed_states(derive_seeds(int(seeds), num_games))
+    return seed_states(np.asarray(seeds).astype(np.uint64))

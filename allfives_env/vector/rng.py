@@ -54,10 +54,13 @@ def derive_seeds(seed: int, num_games: int, start: int = 0) -> U64:
 
 
 @kernel
-def next_u64(state: U64, i: int) -> np.uint64:
-    """Advance game ``i``'s generator ``state[i]`` and return its next 64 random bits."""
-    s = state[i] + _GAMMA
-    state[i] = s
+def next_u64(state: U64) -> np.uint64:
+    """Advance the generator ``state[0]`` and return its next 64 random bits.
+
+    Kernels pass one game's generator as the one-entry slice ``rng[i : i + 1]``.
+    """
+    s = state[0] + _GAMMA
+    state[0] = s
     z = (s ^ (s >> _S30)) * _M1
     z = (z ^ (z >> _S27)) * _M2
     out: np.uint64 = z ^ (z >> _S31)
@@ -65,11 +68,11 @@ def next_u64(state: U64, i: int) -> np.uint64:
 
 
 @kernel
-def below(state: U64, i: int, n: int) -> int:
-    """A random int in ``[0, n)`` (``n`` ≥ 1) from game ``i``'s generator.
+def below(state: U64, n: int) -> int:
+    """A random int in ``[0, n)`` (``n`` ≥ 1) from the generator ``state[0]``.
 
     Multiply-shift on the high 32 bits (Lemire); the bias, at most n / 2^32, is far below
     anything a game can show for n ≤ 450.
     """
-    x = next_u64(state, i) >> _S32
+    x = next_u64(state) >> _S32
     return int((x * np.uint64(n)) >> _S32)

@@ -52,14 +52,8 @@ from allfives_env.vector.state import (
 
 
 @kernel
-def _lot(rng: U64, i: int, count: int) -> int:
-    """An index drawn by lot among ``count`` candidates (``rng.randrange(len(seats))``)."""
-    return below(rng, i, count)
-
-
-@kernel
-def deal_hand(r: I32, cfg: I64, rng: U64, i: int) -> None:
-    """Deal the next hand of game ``i`` from its generator ``rng[i]`` (``Game.deal`` with
+def deal_hand(r: I32, cfg: I64, rng: U64) -> None:
+    """Deal the next hand from the game's generator ``rng[0]`` (``Game.deal`` with
     ``random_deal``): shuffle the 28 tiles (Fisher–Yates, as ``random.shuffle``), give seat
     ``s`` the tiles ``s·k … s·k + k − 1``, the rest to the boneyard in order; then the leader
     (``leader_choice``; by lot from the same generator where the rules say so)."""
@@ -68,7 +62,7 @@ def deal_hand(r: I32, cfg: I64, rng: U64, i: int) -> None:
     for t in range(28):
         r[BONE + t] = t
     for j in range(27, 0, -1):
-        x = below(rng, i, j + 1)
+        x = below(rng, j + 1)
         tmp = r[BONE + j]
         r[BONE + j] = r[BONE + x]
         r[BONE + x] = tmp
@@ -111,12 +105,12 @@ def deal_hand(r: I32, cfg: I64, rng: U64, i: int) -> None:
                     leader = seat
         forced = best
     elif first or (r[PREV_DOMINO] < 0 and (rule != LEADER_LAST_WINNER or r[PREV_WINNER] < 0)):
-        leader = _lot(rng, i, n)
+        leader = below(rng, n)  # lot: rng.randrange(len(seats))
         by_lot = 1
     elif r[PREV_DOMINO] >= 0:
         leader = r[PREV_DOMINO]
     elif cfg[C_PARTNERS]:  # last_winner: a partnership's seats, by lot
-        leader = r[PREV_WINNER] + 2 * _lot(rng, i, 2)
+        leader = r[PREV_WINNER] + 2 * below(rng, n // 2)  # seats (w, w + 2)
         by_lot = 1
     else:
         leader = r[PREV_WINNER]
@@ -135,10 +129,9 @@ def deal_hand(r: I32, cfg: I64, rng: U64, i: int) -> None:
 
 
 @kernel
-def new_episode(
-    r: I32, cfg: I64, scores: F64, hand_start: F64, award: F64, rng: U64, i: int
-) -> None:
-    """Start game ``i``'s episode: scores 0 and the first hand dealt (``raw_env.reset``)."""
+def new_episode(r: I32, cfg: I64, scores: F64, hand_start: F64, award: F64, rng: U64) -> None:
+    """Start a new episode: scores 0 and the first hand dealt from the game's generator
+    ``rng[0]`` (``raw_env.reset``)."""
     for j in range(4):
         scores[j] = 0.0
         hand_start[j] = 0.0
@@ -152,4 +145,4 @@ def new_episode(
     r[HAND_END] = 0
     r[HAND_WINNER] = -1
     r[ROLLED] = 0
-    deal_hand(r, cfg, rng, i)
+    deal_hand(r, cfg, rng)

@@ -123,25 +123,3 @@ def masks_batch(st: I32, cfg: I64, out: I8) -> None:
                 out[i, a] = 0
         else:
             write_mask(st[i], cfg, out[i])
-
-
-@batch_kernel
-def check_actions(st: I32, cfg: I64, actions: I64, bad: I8) -> int:
-    """Check every game's action before any is applied: ``bad[i]`` = 0 if game ``i`` may take
-    ``actions[i]`` (or skips, with -1), 1 if the action is not in its mask, 2 if the game is
-    done and ``actions[i]`` is not -1. Return the first bad index, or -1."""
-    n = st.shape[0]
-    for i in prange(n):
-        a = actions[i]
-        if a == -1:
-            bad[i] = 0
-        elif st[i, STATUS] != 0:
-            bad[i] = 2
-        elif is_legal(st[i], cfg, a):
-            bad[i] = 0
-        else:
-            bad[i] = 1
-    for i in range(n):
-        if bad[i]:
-            return i
-    return -1

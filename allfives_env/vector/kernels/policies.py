@@ -40,7 +40,7 @@ def random_from_masks(masks: I8, rng: U64, out: I64) -> None:
         if count == 0:
             out[i] = -1
             continue
-        k = below(rng, i, count)
+        k = below(rng[i : i + 1], count)
         for a in range(width):
             if masks[i, a]:
                 if k == 0:

@@ -127,16 +127,16 @@ def step_game(
     award: F64,
     gains: F64,
     rng: U64,
-    i: int,
     log: I16,
     prev: I32,
     prev_log: I16,
     action: int,
     rewards: F32,
 ) -> None:
-    """Apply env ``action`` (legal) for game ``i``'s acting seat, then what ``raw_env.step``
-    does after it: forced draws and passes under ``auto``, the rewards, the next hand's deal
-    in a match episode, termination, and truncation at ``max_cycles`` steps."""
+    """Apply env ``action`` (legal) for the acting seat, then what ``raw_env.step`` does after
+    it: forced draws and passes under ``auto``, the rewards, the next hand's deal in a match
+    episode (from the game's generator ``rng[0]``), termination, and truncation at
+    ``max_cycles`` steps."""
     r[HAND_END] = 0
     r[HAND_WINNER] = -1
     r[ROLLED] = 0
@@ -173,7 +173,7 @@ def step_game(
             r[STATUS] = TERMINATED
         else:  # a lead is never forced, so the new hand needs no auto play
             _keep_previous(r, cfg, log, prev, prev_log)
-            deal_hand(r, cfg, rng, i)
+            deal_hand(r, cfg, rng)
             for j in range(4):
                 hand_start[j] = scores[j]
             r[ROLLED] = 1
@@ -228,7 +228,7 @@ def step_batch(
             st[i, ROLLED] = 0
         else:
             step_game(
-                st[i], cfg, scores[i], hand_start[i], award[i], gains[i], rng, i,
+                st[i], cfg, scores[i], hand_start[i], award[i], gains[i], rng[i : i + 1],
                 log[i], prev[i], prev_log[i], actions[i], rewards[i],
             )  # fmt: skip
     return -1
@@ -247,4 +247,4 @@ def reset_batch(
     """Start a new episode in each game of ``indices`` (``raw_env.reset``)."""
     for j in prange(indices.shape[0]):
         i = indices[j]
-        new_episode(st[i], cfg, scores[i], hand_start[i], award[i], rng, i)
+        new_episode(st[i], cfg, scores[i], hand_start[i], award[i], rng[i : i + 1])
