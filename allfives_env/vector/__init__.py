@@ -5,7 +5,7 @@
 >>> vg = VectorGame(Rules.preset("five_up", 4), 16, forced_actions="auto")
 >>> vg.reset(seeds=1)
 >>> vg.observe().shape
-(16, 1564)
+(16, 442)
 
 Pinned to the core by differential tests; see :mod:`allfives_env.vector.engine`.
 """
