@@ -1,7 +1,8 @@
 """The heuristic agent: a hand-crafted evaluation of every placement.
 
 Each legal placement is scored in *pip-equivalents* (points times the rules' unit, so a five_up
-count of 15 is worth 15 like a pagat one) and the best is played:
+count of 15 is worth 15 like a pagat one) and the best is played. The quantities weighed are the
+placement's public outlook (:mod:`allfives_env.envs.outlook`, with ``win`` = :data:`WIN`):
 
 ``value = W_NOW·now − W_OPP·threat + W_OPP_DRAW·P(opponent stuck) + W_SETUP·setup
 − W_SHED·danger·(pips kept) + W_VARIETY·values + W_DOUBLE·[double] − W_STUCK·[no follow-up]
@@ -38,25 +39,11 @@ deterministic (it uses no randomness at all).
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 
-from allfives_env.core.actions import DRAW_ID, SLOT_OF, TILE_OF, Action
-from allfives_env.core.game import Game
-from allfives_env.core.layout import Layout
-from allfives_env.core.rules import Rules
-from allfives_env.core.scoring import admitted, count_points, reaches_target
-from allfives_env.core.tiles import (
-    ALL_TILES_MASK,
-    HIGH,
-    IS_DOUBLE,
-    LOW,
-    PIPS,
-    TILE_VALUE_BITS,
-    VALUES_MASK,
-    mask_of,
-    tiles_of,
-)
+from allfives_env.core.actions import DRAW_ID, TILE_OF, Action
+from allfives_env.core.tiles import PIPS
 from allfives_env.core.view import PlayerView
+from allfives_env.envs.outlook import Position, outlook, smallest_opponent_hand
 
 W_NOW = 1.0
 """Weight of the points scored now."""
@@ -87,162 +74,9 @@ DANGER_FAR = 0.1
 """Danger weight while every opponent holds five tiles or more."""
 
 
-@dataclass(frozen=True, slots=True)
-class Position:
-    """What the evaluation needs about one seat's situation (from a view, or a sampled world).
-
-    Attributes:
-        rules: the rules in force.
-        seat: the seat to move.
-        hand: its tiles, as a tile mask.
-        layout: the table.
-        hand_sizes: tiles in each seat's hand.
-        scores: each side's score.
-        voids: per seat, the pip values it is known not to hold (7-bit sets).
-        unseen: the tiles the seat cannot see (other hands and the boneyard), as a tile mask.
-    """
-
-    rules: Rules
-    seat: int
-    hand: int
-    layout: Layout
-    hand_sizes: tuple[int, ...]
-    scores: tuple[float, ...]
-    voids: tuple[int, ...]
-    unseen: int
-
-    @classmethod
-    def of_view(cls, view: PlayerView) -> Position:
-        """The position of ``view``'s seat."""
-        hand = mask_of(view.hand)
-        return cls(
-            view.rules,
-            view.seat,
-            hand,
-            view.layout,
-            view.hand_sizes,
-            view.scores,
-            view.known_voids,
-            view.unseen_mask,
-        )
-
-    @classmethod
-    def of_game(cls, game: Game) -> Position:
-        """The position of the player to act in ``game``, as that player may know it."""
-        seat = game.current_player
-        if seat is None:
-            raise ValueError("no player is to act")
-        hand = game.hand_mask(seat)
-        n = game.rules.num_players
-        return cls(
-            game.rules,
-            seat,
-            hand,
-            game.layout,
-            game.hand_sizes,
-            game.scores,
-            tuple(game.void_bits(s) for s in range(n)),
-            ALL_TILES_MASK & ~game.layout.on_table & ~hand,
-        )
-
-
-def points_worth(rules: Rules, scores: tuple[float, ...], side: int, count: int) -> float:
-    """What a placement leaving ``count`` is worth to ``side``, in pip-equivalents.
-
-    Scores under the rules' unit; a score past an exact target is worth 0, one that reaches the
-    target :data:`WIN`.
-    """
-    pts = count_points(count, rules.unit)
-    if not pts or not admitted(rules, scores[side], pts):
-        return 0.0
-    if reaches_target(rules, scores[side] + pts):
-        return WIN
-    return float(pts * rules.unit)
-
-
-def _after(layout: Layout, action: int) -> Layout:
-    lay = layout.clone()
-    if lay.is_empty:
-        lay.lead(TILE_OF[action], SLOT_OF[action] == 1)
-    else:
-        lay.place(TILE_OF[action], SLOT_OF[action])
-    return lay
-
-
-def reply_outlook(
-    pos: Position, layout: Layout, seat: int, exclude: int = 0
-) -> tuple[float, float]:
-    """``seat``'s expected best placement on ``layout`` and his chance of having none.
-
-    His possible tiles are the unseen ones (minus ``exclude``) outside his known voids; each is
-    taken as held independently with probability hand size ÷ possible tiles.
-    """
-    size = pos.hand_sizes[seat]
-    possible = pos.unseen & ~exclude & ~VALUES_MASK[pos.voids[seat]]
-    n_possible = possible.bit_count()
-    if not size or not n_possible:
-        return 0.0, 1.0
-    q = min(1.0, size / n_possible)
-    fitting = possible & layout.playable_mask()
-    if not fitting:
-        return 0.0, 1.0
-    rules = pos.rules
-    side = rules.side_of(seat)
-    scores = pos.scores
-    value = layout.value
-    slots = layout.open_slots
-    best: list[float] = []
-    m = fitting
-    while m:
-        low = m & -m
-        t = low.bit_length() - 1
-        m ^= low
-        a, b = LOW[t], HIGH[t]
-        top = 0.0
-        for s in slots:
-            v = value[s]
-            if v == a or v == b:
-                w = points_worth(rules, scores, side, layout.count_after(t, s))
-                if w > top:
-                    top = w
-        best.append(top)
-    best.sort(reverse=True)
-    expected = 0.0
-    miss = 1.0  # chance he holds none of the better replies
-    for w in best:
-        if w <= 0.0:
-            break
-        expected += w * q * miss
-        miss *= 1.0 - q
-    none = (1.0 - q) ** len(best)
-    return expected, none
-
-
-def own_best(pos: Position, layout: Layout, hand: int) -> float:
-    """The best placement ``hand`` would have on ``layout`` (for the seat to move)."""
-    side = pos.rules.side_of(pos.seat)
-    top = 0.0
-    fitting = hand & layout.playable_mask()
-    value = layout.value
-    while fitting:
-        low = fitting & -fitting
-        t = low.bit_length() - 1
-        fitting ^= low
-        for s in layout.open_slots:
-            v = value[s]
-            if v == LOW[t] or v == HIGH[t]:
-                w = points_worth(pos.rules, pos.scores, side, layout.count_after(t, s))
-                top = max(top, w)
-    return min(top, WIN / 10)
-
-
-def _danger(pos: Position) -> float:
-    rules = pos.rules
-    side = rules.side_of(pos.seat)
-    smallest = min(
-        (pos.hand_sizes[s] for s in range(rules.num_players) if rules.side_of(s) != side),
-        default=99,
-    )
+def danger_of(pos: Position) -> float:
+    """:data:`DANGER` for the smallest opponent hand (how soon the hand may end)."""
+    smallest = smallest_opponent_hand(pos)
     return DANGER[smallest] if smallest < len(DANGER) else DANGER_FAR
 
 
@@ -251,33 +85,22 @@ def evaluate(pos: Position, action: int, danger: float | None = None) -> float:
 
     ``danger`` may be passed in when evaluating several placements of one position.
     """
-    rules = pos.rules
-    n = rules.num_players
-    me = pos.seat
-    t = TILE_OF[action]
-    lay = _after(pos.layout, action)
-    now = points_worth(rules, pos.scores, rules.side_of(me), lay.count)
-    rest = pos.hand & ~(1 << t)
-    if now >= WIN or not rest:  # the match or the hand is won: nothing else matters
-        return W_NOW * now + WIN / 10
-    value = W_NOW * now
-    threat, opp_stuck = reply_outlook(pos, lay, (me + 1) % n)
-    value += -W_OPP * threat + W_OPP_DRAW * opp_stuck
-    value += W_SETUP * own_best(pos, lay, rest)
+    o = outlook(pos, action, WIN, WIN / 10)
+    if o.now >= WIN or o.last_tile:  # the match or the hand is won: nothing else matters
+        return W_NOW * o.now + WIN / 10
+    value = W_NOW * o.now
+    value += -W_OPP * o.threat + W_OPP_DRAW * o.opp_stuck
+    value += W_SETUP * o.setup
     if danger is None:
-        danger = _danger(pos)
-    value -= W_SHED * danger * sum(PIPS[u] for u in tiles_of(rest))
-    bits = 0
-    for u in tiles_of(rest):
-        bits |= TILE_VALUE_BITS[u]
-    value += W_VARIETY * bits.bit_count()
-    if IS_DOUBLE[t]:
+        danger = danger_of(pos)
+    value -= W_SHED * danger * o.kept_pips
+    value += W_VARIETY * o.variety
+    if o.double:
         value += W_DOUBLE
-    if not rest & lay.playable_mask():
+    if o.stuck:
         value -= W_STUCK
-    if n == 4 and rules.partnerships:
-        assist, partner_stuck = reply_outlook(pos, lay, (me + 2) % n)
-        value += W_PARTNER * assist - W_PARTNER_STUCK * partner_stuck
+    if pos.rules.num_players == 4 and pos.rules.partnerships:
+        value += W_PARTNER * o.assist - W_PARTNER_STUCK * o.partner_stuck
     return value
 
 
@@ -288,7 +111,7 @@ def choose(pos: Position, legal: list[Action] | tuple[Action, ...]) -> Action:
         return legal[0]
     if len(placements) == 1:
         return placements[0]
-    danger = _danger(pos)
+    danger = danger_of(pos)
     return max(placements, key=lambda a: (evaluate(pos, a, danger), PIPS[TILE_OF[a]], -a))
 
 

@@ -23,13 +23,14 @@ from __future__ import annotations
 import random
 import time as _time
 
-from agents.heuristic import Position, choose
+from agents.heuristic import choose
 from agents.sampler import sample_world
 from allfives_env.core.actions import DRAW_ID, SLOT_OF, TILE_OF, Action
 from allfives_env.core.game import Game
 from allfives_env.core.scoring import admitted, count_points, reaches_target
 from allfives_env.core.tiles import PIPS
 from allfives_env.core.view import PlayerView
+from allfives_env.envs.outlook import Position
 
 WIN_BONUS = 1.0
 """Worth of winning the match in a rollout, as a multiple of the target (losing: minus it)."""

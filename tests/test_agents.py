@@ -23,11 +23,12 @@ from agents import (
     make_agent,
     sample_world,
 )
-from agents.heuristic import Position, reply_outlook
+from agents.heuristic import WIN
 from agents.sampler import allowed_masks
 from allfives_env import PRESETS, Game, Layout, Phase, PlayerView, Rules, Tile, leader_choice
 from allfives_env.core.actions import DRAW_ID
 from allfives_env.core.tiles import VALUES_MASK, mask_of
+from allfives_env.envs.outlook import Position, reply_outlook
 
 
 def all_agents() -> list[Agent]:
@@ -133,7 +134,7 @@ def test_the_threat_counts_only_tiles_the_opponent_may_hold(
     unseen = ((1 << 28) - 1) & ~layout.on_table
     voids = 0 if void is None else 1 << void
     pos = Position(Rules.preset("pagat", 2), 0, 0, layout, (0, 9), (0, 0), (0, voids), unseen)
-    threat, stuck = reply_outlook(pos, layout, 1)
+    threat, stuck = reply_outlook(pos, layout, 1, WIN)
     assert (threat == 0) == threat_is_zero
     assert (stuck == 1) == stuck_is_sure
 
