@@ -39,6 +39,15 @@ TABLES = [(p, n, partners) for p in PRESETS for n, partners in ((2, 1), (3, 1), 
 TOTAL_STEPS = len(TABLES) * NUM_GAMES * STEPS
 assert TOTAL_STEPS >= 50_000
 
+#: rules off the presets: every field's other values in the kernels' paths
+OVERRIDES: list[tuple[str, int, bool, dict[str, Any]]] = [
+    ("spruce", 3, True, {"exact_target": True, "target": 40, "unit": 5, "draw_when_able": True}),
+    ("pagat", 4, False, {"leader": "highest_double", "spinners": "every", "stop_tiles": 2}),
+    ("dominoes_cc", 2, True, {"hand_size": 3, "leader": "last_winner", "award": "net_fives"}),
+    ("five_up", 4, True, {"leader": "last_winner", "award": "round_once", "exact_target": False}),
+    ("pyatyorka", 4, False, {"hand_size": 1, "award": "pairwise_fives", "target": 30}),
+]
+
 
 def settings(c: int) -> dict[str, Any]:
     """The engine settings of table ``c``: the values rotate at different periods."""
@@ -95,9 +104,20 @@ def check_finished(vg: VectorGame, e: raw_env, i: int) -> None:
 )
 def test_vector_steps_like_raw_env(c: int) -> None:
     preset, n, partners = TABLES[c]
-    rules = Rules.preset(preset, n, partnerships=bool(partners))
+    steps_like_raw_env(Rules.preset(preset, n, partnerships=bool(partners)), c, STEPS, c % 3 == 0)
+
+
+@pytest.mark.parametrize("k", range(len(OVERRIDES)), ids=[o[0] for o in OVERRIDES])
+def test_vector_steps_like_raw_env_off_the_presets(k: int) -> None:
+    preset, n, partners, fields = OVERRIDES[k]
+    rules = Rules.preset(preset, n, partnerships=partners, **fields)
+    steps_like_raw_env(rules, 7 * k + 1, 100, False)  # records hold preset rules only
+
+
+def steps_like_raw_env(rules: Rules, c: int, steps: int, record: bool) -> None:
+    """Step a batch under ``rules`` and the settings of table ``c``, comparing each step."""
+    n = rules.num_players
     kw = settings(c)
-    record = c % 3 == 0
     vg = VectorGame(rules, NUM_GAMES, record=record, **kw)
     vg.reset(np.arange(NUM_GAMES) + 1000 * c)
     enc = Encoding(rules, kw["action_features"])
@@ -110,7 +130,7 @@ def test_vector_steps_like_raw_env(c: int) -> None:
     prng = policy_rng(c, NUM_GAMES)
     next_seed = 10_000 * (c + 1)
     stepped = ended_hands = finished = 0
-    for step in range(STEPS):
+    for step in range(steps):
         obs, masks, cur = vg.observe(), vg.masks(), vg.current_player
         state = vg.state() if step % 3 == 0 else None
         other = (cur + 1 + step % (n - 1)) % n
@@ -168,5 +188,5 @@ def test_vector_steps_like_raw_env(c: int) -> None:
                 next_seed += 1
                 vg.reset_games([i], [next_seed])
                 e.reset(options={"deal": vg.deal(i)})
-    assert stepped == NUM_GAMES * STEPS
+    assert stepped == NUM_GAMES * steps
     assert ended_hands > 0 and finished > 0

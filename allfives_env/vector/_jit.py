@@ -49,6 +49,10 @@ def package_stamp() -> str:
     return h.hexdigest()
 
 
+PACKAGE_STAMP_ACTIVE = False
+"""Whether the package-wide cache stamp is in force (numba's internals were as expected)."""
+
+
 def _install_package_stamp() -> None:
     """Put cache locators for this package's files first in numba's list (see module doc)."""
     if _numba is None:  # pragma: no cover
@@ -57,13 +61,15 @@ def _install_package_stamp() -> None:
         from numba.core import caching
     except ImportError:  # pragma: no cover - numba moved its internals: keep its own cache
         return
-    impl = getattr(caching, "_CacheImpl", None)
+    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
     classes = getattr(impl, "_locator_classes", None)
     bases = [getattr(caching, n, None) for n in ("UserProvidedCacheLocator", "InTreeCacheLocator")]
     if not isinstance(classes, list) or any(b is None for b in bases):  # pragma: no cover
         return
     if any(getattr(c, "_allfives_vector", False) for c in classes):
         return
+    global PACKAGE_STAMP_ACTIVE
+    PACKAGE_STAMP_ACTIVE = True
     stamp = package_stamp()
 
     def make(base: Any) -> Any:

@@ -171,10 +171,11 @@ BY_RESIDUE = COLUMNS["BY_RESIDUE"][0]
 LAYOUT_START = COUNT
 LAYOUT_END = OPEN_COUNT + 8
 
-LOG_CAP = 192
-"""Actions one hand can hold: placements and draws are at most 28 + 18, and at most
-``num_players - 1`` passes follow any of them (``n`` passes in a row would mean a blocked hand,
-which ends before anyone passes), so a hand has fewer than 46 · 4 = 184 actions."""
+LOG_CAP = 208
+"""Actions one hand can hold. A hand has at most 28 placements and ``28 - n·k`` draws (``n``
+players dealt ``k`` tiles), and at most ``n - 1`` passes follow any of them (``n`` passes in a
+row would mean a blocked hand, which ends before anyone passes): ``(56 - n·k) · n`` ≤ 208
+actions for any rules (4 players dealt one tile each)."""
 
 # prev: the hand before the current one
 P_DEAL_HANDS = 0  # 4 tile masks
