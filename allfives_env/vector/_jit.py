@@ -100,7 +100,7 @@ def kernel(fn: F) -> F:
     """Compile ``fn`` in nopython mode with an on-disk cache (a per-game helper)."""
     if _numba is None:  # pragma: no cover
         return fn
-    return cast(F, _numba.njit(cache=True)(fn))
+    return cast(F, _numba.njit(cache=True, _nrt=False)(fn))
 
 
 PARALLEL_MIN_GAMES = 64

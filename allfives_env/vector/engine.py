@@ -70,6 +70,7 @@ from allfives_env.vector.state import (
     PHASE,
     PREV_WIDTH,
     ROLLED,
+    SCRATCH_WIDTH,
     STATUS,
     STEPS,
     TERMINATED,
@@ -171,7 +172,7 @@ class VectorGame:
         self.prev = np.zeros((n, PREV_WIDTH), np.int32)
         self.prev_log = np.zeros((n, LOG_CAP), np.int16)
         # a layout copy per game for the action features (unread without them)
-        self.scratch = np.zeros((n, WIDTH if action_features else 1), np.int32)
+        self.scratch = np.zeros((n, SCRATCH_WIDTH if action_features else 1), np.int32)
         self._rewards = np.zeros((n, rules.num_players), np.float32)
         self._bad = np.zeros(n, np.int8)
         self._acting = np.full(n, -1, np.int64)

@@ -1,23 +1,24 @@
 """The array layout of N games: one ``int32`` row of fields per game, and the tables kernels read.
 
-A batch of games is a handful of arrays with the game index first:
+A batch of games is a handful of arrays with the game index first (the last column: dtype):
 
-==================  ===============  ==================================================
-array               shape, dtype     what
-==================  ===============  ==================================================
-``st``              (N, WIDTH) i32   every integer field of a game (columns below)
-``scores``          (N, 4) f64       each side's score (half points exist: ``pagat`` ties)
-``hand_start``      (N, 4) f64       the scores when the current hand was dealt
-``award``           (N, 4) f64       the award of the hand that ended in the last step, as
-                                     scored (0 where none; all 0 for a ``target`` end)
-``gains``           (N, 4) f64       scratch: points won per side during one step
-``rng``             (N,) u64         each game's deal generator (:mod:`.rng`)
-``log``             (N, LOG_CAP) i16 the engine action ids of the current hand, in order
-``prev``            (N, PREV_WIDTH)  the hand before the current one (deal and log length),
-                    i32              kept for one step after a new hand is dealt (records)
-``prev_log``        (N, LOG_CAP) i16 that hand's engine action ids
-``scratch``         (N, WIDTH) i32   a layout copy for trying placements (action features)
-==================  ===============  ==================================================
+==============  ====================  ===  ============================================
+array           shape                 dt   what
+==============  ====================  ===  ============================================
+``st``          (N, WIDTH)            i32  every integer field of a game (columns below)
+``scores``      (N, 4)                f64  each side's score (``pagat`` ties: half points)
+``hand_start``  (N, 4)                f64  the scores when the current hand was dealt
+``award``       (N, 4)                f64  the award of the hand that ended in the last
+                                           step, as scored (all 0 for a ``target`` end)
+``gains``       (N, 4)                f64  scratch: points won per side in one step
+``rng``         (N,)                  u64  each game's deal generator (:mod:`.rng`)
+``log``         (N, LOG_CAP)          i16  the engine action ids of the current hand
+``prev``        (N, PREV_WIDTH)       i32  the hand before the current one (deal, log
+                                           length), kept for one step after a new deal
+``prev_log``    (N, LOG_CAP)          i16  that hand's engine action ids (for records)
+``scratch``     (N, SCRATCH_WIDTH)    i32  a layout copy to try placements on, and a
+                                           table (action features only; else (N, 1))
+==============  ====================  ===  ============================================
 
 Sides beyond ``rules.num_sides`` and seats beyond ``num_players`` stay 0. The columns of ``st``
 mirror the fields of :class:`~allfives_env.core.game.Game` and
@@ -117,8 +118,6 @@ _columns: list[tuple[str, int, str]] = [
     ("SP_VALUE", MAX_SPINNERS, "per spinner, its value"),
     ("SP_COV", MAX_SPINNERS, "per spinner, its sides covered"),
     ("OPEN_COUNT", 8, "per value 0-6, the open slots showing it"),
-    # action-feature scratch (used in the scratch array only)
-    ("BY_RESIDUE", 35, "best_additions: [value * 5 + residue] -> largest addition, -1 none"),
 ]
 
 COLUMNS: dict[str, tuple[int, int, str]] = {}
@@ -128,6 +127,10 @@ for _name, _size, _meaning in _columns:
     _at += _size
 WIDTH = _at
 """Columns per game in ``st``."""
+BY_RESIDUE = WIDTH
+"""In ``scratch`` rows only, after a layout copy: 35 entries, ``best_additions`` of the
+action features (``[5 · value + residue]`` → the largest addition, -1 for none)."""
+SCRATCH_WIDTH = WIDTH + 35
 
 PHASE = COLUMNS["PHASE"][0]
 CUR = COLUMNS["CUR"][0]
@@ -167,7 +170,6 @@ CONTRIB = COLUMNS["CONTRIB"][0]
 SP_VALUE = COLUMNS["SP_VALUE"][0]
 SP_COV = COLUMNS["SP_COV"][0]
 OPEN_COUNT = COLUMNS["OPEN_COUNT"][0]
-BY_RESIDUE = COLUMNS["BY_RESIDUE"][0]
 LAYOUT_START = COUNT
 LAYOUT_END = OPEN_COUNT + 8
 
