@@ -241,6 +241,21 @@ def test_compiled_greedy_picks_what_the_greedy_agent_picks(preset: str) -> None:
     assert compared == 60 * 16 * (4 if preset else 0)
 
 
+def test_views_come_from_the_core_game_of_the_position() -> None:
+    rules = Rules.preset("dominoes_cc", 3)
+    vg = VectorGame(rules, 4, forced_actions="auto")
+    vg.reset(8)
+    run(vg, 30, 9)
+    enc = Encoding(rules)
+    for i in range(4):
+        view = vg.view(i)
+        assert view.seat == vg.current_player[i] and view.scores == tuple(vg.scores[i])
+        assert [enc.to_env[a] for a in view.legal_actions] == vg.legal_actions(i)
+        assert np.array_equal(enc.observe_view(view), vg.observe()[i])
+        other = (view.seat + 1) % 3
+        assert np.array_equal(enc.observe_view(vg.view(i, other)), vg.observe_seat([other] * 4)[i])
+
+
 def test_random_actions_are_uniform_over_the_mask() -> None:
     vg = VectorGame(Rules.preset("pagat", 2), 1)
     vg.reset([9])

@@ -4,7 +4,30 @@ It behaves like N copies of :class:`allfives_env.envs.aec.raw_env` driven in loc
 observations, masks, rewards, forced actions, hand and match episodes, and truncation, bit for
 bit (the differential tests replay every step through the core :class:`Game` and a real
 ``raw_env``). Only the deals differ: each game draws its own from a per-game SplitMix64
-generator (:mod:`allfives_env.vector.rng`), so a game depends on its seed alone.
+generator (:mod:`allfives_env.vector.rng`), so a game depends on its seed alone, whatever the
+batch size or the thread count.
+
+The loop of a collector::
+
+    vg = VectorGame(rules, 1024, forced_actions="auto", reward="points+win")
+    vg.reset(seed)                        # deals every game
+    obs, masks = vg.observe(), vg.masks() # the acting seat of each game
+    rewards, terminated, truncated = vg.step(actions)   # (N, players), (N,), (N,)
+    vg.reset_games(np.flatnonzero(terminated | truncated))
+
+- **Actions** are env ids (:mod:`allfives_env.envs.spaces`): tile ``t`` on slot ``s`` is
+  ``t * S + s``, DRAW ``28 * S``, PASS ``28 * S + 1``; the lead is offered on slot 0 only.
+  ``-1`` leaves a game as it is (the one action a finished game takes until it is reset).
+- **Refused input** changes no game: every action is checked before any is applied.
+- **Rewards** are each step's, per seat (``raw_env.rewards`` after its ``step``);
+  ``terminated``/``truncated`` tell each game's status after the step, until it is reset.
+- **Between hands** of a match episode the next hand is dealt inside the step, as ``raw_env``
+  does; :attr:`VectorGame.hand_end`, :attr:`~VectorGame.hand_award` and
+  :attr:`~VectorGame.hand_winner` tell what ended during the last step.
+- **Core objects** on demand: :meth:`VectorGame.game` (a :class:`Game` in the same position),
+  :meth:`~VectorGame.view`, :meth:`~VectorGame.deal`, :meth:`~VectorGame.record`.
+- **Policies**: :meth:`VectorGame.random_actions` and :meth:`~VectorGame.greedy_actions`
+  (as ``agents.greedy``) run compiled, for opponents in front ends.
 
 >>> from allfives_env.core.rules import Rules
 >>> vg = VectorGame(Rules.preset("pagat", 2), 4)
@@ -32,6 +55,7 @@ from allfives_env.core.game import Game
 from allfives_env.core.records import Record, record_of
 from allfives_env.core.rules import Rules
 from allfives_env.core.tiles import NUM_TILES, TILES, tiles_of
+from allfives_env.core.view import PlayerView
 from allfives_env.envs.aec import (
     DEFAULT_MAX_CYCLES,
     EPISODES,
@@ -539,6 +563,14 @@ class VectorGame:
             for a in actions:
                 game.apply(a)
         return game
+
+    def view(self, i: int, seat: int | None = None) -> PlayerView:
+        """What ``seat`` (default: the seat to act) may know in game ``i``: the core
+        :class:`PlayerView` of :meth:`game` (for agents written against the core)."""
+        game = self.game(i)
+        if seat is None:
+            seat = int(self.st[i, CUR])
+        return game.view(seat)
 
     def record(self, i: int, extra: dict[str, Any] | None = None) -> Record:
         """The game record of game ``i``'s episode so far (every hand dealt, as RULES.md §4).

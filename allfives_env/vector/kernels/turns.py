@@ -87,6 +87,8 @@ def is_forced(r: I32) -> bool:
 
 @kernel
 def _log(r: I32, log: I16, action: int) -> None:
+    """Append engine id ``action`` to the hand's ``log`` (the hand log's events, for records
+    and :meth:`VectorGame.game`); ``LOG_CAP`` bounds any hand."""
     n = r[LOG_LEN]
     if n < LOG_CAP:
         log[n] = action
