@@ -1,8 +1,8 @@
 """The one place that imports numba: the kernel decorators and the cache that knows the package.
 
-* :func:`kernel` compiles a function per game (``njit(cache=True)``); :func:`batch_kernel` a
-  function over a batch of games (``njit(cache=True, parallel=True)``, its loop over games a
-  :data:`prange`). Both keep the decorated function's type for mypy.
+* :func:`kernel` compiles a per-game helper (``njit(cache=True)``, without reference counting);
+  :func:`batch_kernel` a loop over a batch of games (:data:`prange`), twice: in parallel for
+  large batches, serially for small ones. Both keep the decorated function's type for mypy.
 * Numba's on-disk cache checks only the source file a function is defined in, so a kernel
   that calls a helper from another module would keep running the old helper after that module
   changed. :func:`_install_package_stamp` registers cache locators (for this package's files
@@ -66,10 +66,10 @@ def _install_package_stamp() -> None:
     bases = [getattr(caching, n, None) for n in ("UserProvidedCacheLocator", "InTreeCacheLocator")]
     if not isinstance(classes, list) or any(b is None for b in bases):  # pragma: no cover
         return
-    if any(getattr(c, "_allfives_vector", False) for c in classes):
-        return
     global PACKAGE_STAMP_ACTIVE
     PACKAGE_STAMP_ACTIVE = True
+    if any(getattr(c, "_allfives_vector", False) for c in classes):
+        return  # installed by an earlier import of this module
     stamp = package_stamp()
 
     def make(base: Any) -> Any:
@@ -96,11 +96,26 @@ def _install_package_stamp() -> None:
 _install_package_stamp()
 
 
+def _helper_options() -> dict[str, Any]:
+    # Helpers allocate nothing, so they need no reference counting: numba's private ``_nrt``
+    # switch drops the atomic increments and decrements it would emit for every array
+    # argument and view (a third of a step's time). Where numba lacks it, count as usual.
+    try:
+        from numba.core.cpu import CPUTargetOptions
+    except ImportError:  # pragma: no cover
+        return {"cache": True}
+    return {"cache": True, "_nrt": False} if hasattr(CPUTargetOptions, "_nrt") else {"cache": True}
+
+
+_HELPER_OPTIONS = _helper_options() if _numba is not None else {}
+
+
 def kernel(fn: F) -> F:
-    """Compile ``fn`` in nopython mode with an on-disk cache (a per-game helper)."""
+    """Compile ``fn`` in nopython mode with an on-disk cache (a per-game helper: it must not
+    allocate arrays)."""
     if _numba is None:  # pragma: no cover
         return fn
-    return cast(F, _numba.njit(cache=True, _nrt=False)(fn))
+    return cast(F, _numba.njit(**_HELPER_OPTIONS)(fn))
 
 
 PARALLEL_MIN_GAMES = 64
