@@ -202,7 +202,7 @@ def test_bad_arguments_are_refused() -> None:
         fresh.observe_seat([0, 2])
     with pytest.raises(VectorConfigError):
         fresh.record(0)
-    with pytest.raises(ActionArrayError):
+    with pytest.raises(VectorConfigError):
         fresh.observe(out=np.zeros((2, 3), np.float32))
     with pytest.raises(ValueError):
         VectorGame(rules, 2, reward="wins")

@@ -367,15 +367,18 @@ class VectorGame:
             or out.shape != shape
             or out.dtype != dtype
             or not out.flags.c_contiguous
+            or not out.flags.writeable
         ):
-            raise ActionArrayError(f"{what}: out must be a C-contiguous {shape} {dtype.__name__}")
+            raise VectorConfigError(
+                f"{what} must be a writable C-contiguous {dtype.__name__} array of shape {shape}"
+            )
         return out
 
     def observe(self, out: F32 | None = None) -> F32:
         """(N, obs_size) float32: each game's acting seat's observation, as
         ``Encoding.observe`` (in a game that is done: the seat that acted last)."""
         self._need_reset()
-        o: F32 = self._out(out, (self.num_games, self.obs_size), np.float32, "observe")
+        o: F32 = self._out(out, (self.num_games, self.obs_size), np.float32, "observe: out")
         observe_batch(self.st, self.cfg, self.scores_, self._acting, o, self.scratch)
         return o
 
@@ -391,7 +394,7 @@ class VectorGame:
             raise VectorConfigError(f"observe_seat: seats must be {self.num_games} ints")
         if s.size and (s.min() < 0 or s.max() >= self.num_players):
             raise VectorConfigError(f"observe_seat: seats must be 0-{self.num_players - 1}")
-        o: F32 = self._out(out, (self.num_games, self.obs_size), np.float32, "observe_seat")
+        o: F32 = self._out(out, (self.num_games, self.obs_size), np.float32, "observe_seat: out")
         observe_batch(self.st, self.cfg, self.scores_, s.astype(np.int64), o, self.scratch)
         return o
 
@@ -399,14 +402,14 @@ class VectorGame:
         """(N, num_actions) int8 0/1: the legal env actions of each game's acting seat, as
         ``Encoding.mask`` (all 0 in a game that is done)."""
         self._need_reset()
-        o: I8 = self._out(out, (self.num_games, self.num_actions), np.int8, "masks")
+        o: I8 = self._out(out, (self.num_games, self.num_actions), np.int8, "masks: out")
         masks_batch(self.st, self.cfg, o)
         return o
 
     def state(self, out: F32 | None = None) -> F32:
         """(N, state_size) float32: each game's global state, as ``Encoding.state``."""
         self._need_reset()
-        o: F32 = self._out(out, (self.num_games, self.state_size), np.float32, "state")
+        o: F32 = self._out(out, (self.num_games, self.state_size), np.float32, "state: out")
         state_batch(self.st, self.cfg, self.scores_, o)
         return o
 
@@ -497,7 +500,7 @@ class VectorGame:
     def greedy_actions(self, out: I64 | None = None) -> I64:
         """(N,) each game's greedy action (as ``agents.greedy.GreedyAgent``), -1 where done."""
         self._need_reset()
-        o: I64 = self._out(out, (self.num_games,), np.int64, "greedy_actions")
+        o: I64 = self._out(out, (self.num_games,), np.int64, "greedy_actions: out")
         greedy_batch(self.st, self.cfg, o)
         return o
 
@@ -506,10 +509,23 @@ class VectorGame:
         states ``rng`` (see :func:`policy_rng`), -1 where done. ``masks`` saves recomputing
         the masks when the caller has them."""
         self._need_reset()
-        if rng.shape != (self.num_games,) or rng.dtype != np.uint64:
-            raise VectorConfigError(f"random_actions: rng must be {self.num_games} uint64 states")
-        m = masks if masks is not None else self.masks(out=self._mask_buf)
-        o: I64 = self._out(out, (self.num_games,), np.int64, "random_actions")
+        if (
+            not isinstance(rng, np.ndarray)
+            or rng.shape != (self.num_games,)
+            or rng.dtype != np.uint64
+            or not rng.flags.c_contiguous
+            or not rng.flags.writeable
+        ):
+            raise VectorConfigError(
+                f"random_actions: rng must be a writable array of {self.num_games} uint64 "
+                "states (policy_rng makes one)"
+            )
+        if masks is None:
+            m = self.masks(out=self._mask_buf)
+        else:  # the caller's masks, checked like an out array
+            shape = (self.num_games, self.num_actions)
+            m = self._out(masks, shape, np.int8, "random_actions: masks")
+        o: I64 = self._out(out, (self.num_games,), np.int64, "random_actions: out")
         random_from_masks(m, rng, o)
         return o
 

@@ -33,5 +33,6 @@ class ActionArrayError(ArgumentError):
 
 
 class VectorConfigError(AllFivesError):
-    """A bad argument to :class:`~allfives_env.vector.engine.VectorGame` or its resets
-    (a seed, an index), or a call that needs an option the engine was built without."""
+    """A bad argument to a :class:`~allfives_env.vector.engine.VectorGame` method other than
+    the actions (a seed, an index, a seat, an ``out`` array), or a call that needs an option the
+    engine was built without."""

@@ -290,12 +290,3 @@ T_VALUES_MASK = np.array(VALUES_MASK, np.int64)  # (128,): tiles with a half in 
 T_VALUE_BITS = np.array([(1 << LOW[t]) | (1 << HIGH[t]) for t in range(NUM_TILES)], np.int64)
 #: greedy/lead order: a double first, then pips, then the high half (core.deal._tile_rank)
 T_RANK = np.array([IS_DOUBLE[t] * 1000 + PIPS[t] * 10 + HIGH[t] for t in range(NUM_TILES)])
-
-
-def columns_markdown() -> str:
-    """A Markdown table of the columns of ``st``."""
-    lines = ["| columns | field | meaning |", "|---|---|---|"]
-    for name, (at, size, meaning) in COLUMNS.items():
-        span = f"{at}" if size == 1 else f"{at}–{at + size - 1}"
-        lines.append(f"| {span} | `{name}` | {meaning} |")
-    return "\n".join(lines)
