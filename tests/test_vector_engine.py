@@ -151,7 +151,14 @@ def test_an_action_out_of_range_is_refused(vg: VectorGame, value: int) -> None:
 
 @pytest.mark.parametrize(
     "actions",
-    [np.zeros(5, np.int64), np.zeros((6, 1), np.int64), np.zeros(6), np.zeros(6, bool), "x"],
+    [
+        np.zeros(5, np.int64),
+        np.zeros((6, 1), np.int64),
+        np.zeros(6),
+        np.zeros(6, bool),
+        np.full(6, 2**64 - 1, np.uint64),  # would wrap to -1, "leave the game"
+        "x",
+    ],
 )
 def test_a_malformed_action_array_is_refused(vg: VectorGame, actions: object) -> None:
     before = snapshot(vg)

@@ -426,6 +426,8 @@ class VectorGame:
             raise ActionArrayError(f"actions must have shape ({self.num_games},), not {arr.shape}")
         if arr.dtype.kind not in "iu":
             raise ActionArrayError(f"actions must be integers, not {arr.dtype}")
+        if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+            raise ActionArrayError("actions must be env action ids (or -1)")
         if arr.dtype != np.int64 or not arr.flags.c_contiguous:
             arr = np.ascontiguousarray(arr, dtype=np.int64)
         out: I64 = arr
