@@ -25,6 +25,7 @@ from agents.errors import AgentError
 from allfives_env.core.actions import DRAW_ID, Action
 from allfives_env.core.rules import Rules
 from allfives_env.core.view import PlayerView
+from allfives_env.envs.blocks import feature_set
 from allfives_env.envs.spaces import Encoding
 
 META_FILE = "allfives.json"
@@ -145,7 +146,8 @@ class PolicySpec:
     """What a policy was trained on: the rules and the observation options."""
 
     rules: Rules
-    action_features: bool
+    action_features: bool | str
+    """The observation's per-action blocks (``False``, ``True`` or ``"outlook"``)."""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -159,7 +161,9 @@ class PolicySpec:
             CheckpointError: if it is malformed.
         """
         try:
-            return cls(Rules(**obj["rules"]), bool(obj["action_features"]))
+            features = obj["action_features"]
+            feature_set(features)
+            return cls(Rules(**obj["rules"]), features)
         except (KeyError, TypeError, ValueError) as e:
             raise CheckpointError(f"bad {META_FILE}: {e}") from None
 

@@ -299,9 +299,19 @@ def _render_human(e: Any) -> str:
 
 
 @pytest.mark.parametrize(
-    ("preset", "n", "features"), [("pagat", 2, True), ("five_up", 4, True), ("pyatyorka", 3, False)]
+    ("preset", "n", "features"),
+    [
+        ("pagat", 2, True),
+        ("five_up", 4, True),
+        ("pyatyorka", 3, False),
+        ("pagat", 4, "outlook"),
+        ("dominoes_cc", 3, "outlook"),
+        ("five_up", 2, "outlook"),
+    ],
 )
-def test_no_leak_observations_masks_infos_renders(preset: str, n: int, features: bool) -> None:
+def test_no_leak_observations_masks_infos_renders(
+    preset: str, n: int, features: bool | str
+) -> None:
     rng = random.Random(preset)
     e = raw_env(rules=preset, num_players=n, render_mode="human", action_features=features)
     twin = raw_env(rules=preset, num_players=n, render_mode="human", action_features=features)
@@ -597,3 +607,42 @@ def test_aec_step_before_reset_asks_for_reset() -> None:
     for call in (lambda: e.step(0), lambda: e.observe("player_0"), e.state):
         with pytest.raises(ResetRequiredError, match="reset"):
             call()
+
+
+@pytest.mark.parametrize(("preset", "n"), [("pagat", 2), ("pagat", 4), ("five_up", 3)])
+def test_outlook_features_are_the_heuristics_quantities(preset: str, n: int) -> None:
+    """``action_outlook`` holds exactly the outlook the heuristic weighs (scaled), for every
+    legal placement, and zeros elsewhere."""
+    from allfives_env.envs.blocks import OUTLOOK_SIZE
+    from allfives_env.envs.features import OUTLOOK_WIN
+    from allfives_env.envs.outlook import Position, outlook
+
+    rules = Rules.preset(preset, n)
+    enc = Encoding(rules, action_features="outlook")
+    start, end = enc.block_range("action_outlook")
+    rng = random.Random(9)
+    e = raw_env(rules=rules)
+    e.reset(seed=4)
+    checked = 0
+    for _ in range(60):
+        if not e.agents or e.terminations[e.agent_selection]:
+            break
+        game = e.game
+        seat = game.current_player
+        block = enc.observe(game, seat)[start:end].reshape(-1, OUTLOOK_SIZE)
+        pos = Position.of_game(game)
+        legal = {enc.to_env[a]: a for a in game.legal_actions() if a.is_placement}
+        for env_id in range(len(block)):
+            if env_id not in legal:
+                assert not block[env_id].any()
+                continue
+            o = outlook(pos, legal[env_id], OUTLOOK_WIN, OUTLOOK_WIN)
+            row = block[env_id]
+            assert row[0] == np.float32(min(o.now / 60, 1.0))
+            assert row[3] == np.float32(min(o.threat / 60, 1.0))
+            assert row[4] == np.float32(o.opp_stuck) and row[11] == np.float32(o.partner_stuck)
+            assert row[6] == np.float32(min(o.kept_pips / 60, 1.0))
+            assert row[7] == np.float32(o.variety / 7) and row[8] == float(o.double)
+            checked += 1
+        e.step(masked_random(e, rng))
+    assert checked > 40

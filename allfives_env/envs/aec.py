@@ -20,6 +20,7 @@ from allfives_env.core.errors import IllegalActionError, RulesError
 from allfives_env.core.events import ActionResult
 from allfives_env.core.game import Game
 from allfives_env.core.rules import Rules
+from allfives_env.envs.blocks import feature_set
 from allfives_env.envs.rewards import points_rewards, win_rewards
 from allfives_env.envs.spaces import Encoding, MaskArray, ObsArray
 
@@ -137,7 +138,7 @@ class raw_env(AECEnv[str, dict[str, Any], int]):
         render_mode: str | None = None,
         max_cycles: int | None = DEFAULT_MAX_CYCLES,
         partnerships: bool | None = None,
-        action_features: bool = False,
+        action_features: bool | str = False,
     ):
         super().__init__()
         if isinstance(rules, Rules):
@@ -165,8 +166,10 @@ class raw_env(AECEnv[str, dict[str, Any], int]):
         if max_cycles is not None and (type(max_cycles) is not int or max_cycles < 1):
             raise EnvConfigError(f"max_cycles must be a positive int or None, not {max_cycles!r}")
         self.max_cycles = max_cycles
-        if type(action_features) is not bool:
-            raise EnvConfigError(f"action_features must be a bool, not {action_features!r}")
+        try:
+            feature_set(action_features)
+        except ValueError as e:
+            raise EnvConfigError(str(e)) from None
         self.encoding = enc = Encoding(rules, action_features)
         self._zero_mask: MaskArray = np.zeros(enc.num_actions, np.int8)
         self._zero_mask.flags.writeable = False

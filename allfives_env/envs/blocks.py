@@ -40,19 +40,68 @@ ACTION_REPLIES_MEANING = (
 )
 
 
+OUTLOOK_ENTRIES = (
+    "the points it scores now (pip-equivalents) / 60, clipped to 1",
+    "1 if it takes the side to its target (the match is won)",
+    "1 if it is the observer's last tile (a domino)",
+    "the next seat's expected best reply / 60 (a reply that reaches his target counts 60), "
+    "clipped to 1",
+    "the chance the next seat holds no tile that fits",
+    "the best the observer's remaining tiles would score on the layout left / 60, clipped to 1",
+    "the pips left in the observer's hand / 60, clipped to 1",
+    "the distinct pip values left in the observer's hand / 7",
+    "1 if the tile is a double",
+    "1 if no tile left in the observer's hand fits the layout left",
+    "4 players in partnerships: the partner's expected best placement / 60, clipped to 1",
+    "4 players in partnerships: the chance the partner holds no tile that fits",
+)
+"""The ``action_outlook`` entries of one placement (:mod:`allfives_env.envs.outlook`; all 0 after
+a placement that wins the match or plays out the hand, but for the first three and ``double``)."""
+
+OUTLOOK_SIZE = len(OUTLOOK_ENTRIES)
+FEATURE_SETS = ("none", "basic", "outlook")
+"""The ``action_features`` values: ``none`` (``False``), ``basic`` (``True``: ``action_points``
+and ``action_replies``), ``outlook`` (those and ``action_outlook``)."""
+
+
+def feature_set(action_features: bool | str) -> str:
+    """``action_features`` as one of :data:`FEATURE_SETS`.
+
+    Raises:
+        ValueError: for any other value.
+    """
+    if action_features is False or action_features is True:
+        return "basic" if action_features else "none"
+    if isinstance(action_features, str) and action_features in FEATURE_SETS:
+        return action_features
+    raise ValueError(
+        f"action_features must be a bool or one of {', '.join(FEATURE_SETS)}, "
+        f"not {action_features!r}"
+    )
+
+
 def observation_blocks(
-    num_players: int, num_sides: int, num_slots: int, action_features: bool = False
+    num_players: int, num_sides: int, num_slots: int, action_features: bool | str = False
 ) -> list[Block]:
-    """The observation layout for a table of this shape, in order."""
+    """The observation layout for a table of this shape, in order.
+
+    Raises:
+        ValueError: for an unknown ``action_features``.
+    """
     n, k, s = num_players, num_sides, num_slots
-    extra = (
-        [
+    features = feature_set(action_features)
+    extra = []
+    if features != "none":
+        extra += [
             Block("action_points", 28 * s, ACTION_POINTS_MEANING),
             Block("action_replies", 28 * s, ACTION_REPLIES_MEANING),
         ]
-        if action_features
-        else []
-    )
+    if features == "outlook":
+        meaning = (
+            f"per placement action id (tile · S + slot; {OUTLOOK_SIZE} entries each, all 0 "
+            "unless the observer is to act and it is legal): " + "; ".join(OUTLOOK_ENTRIES)
+        )
+        extra.append(Block("action_outlook", 28 * s * OUTLOOK_SIZE, meaning))
     return [
         Block("hand", 28, "1 if the tile (by id) is in the observer's hand"),
         Block("table", 28, "1 if the tile is on the table"),
@@ -196,6 +245,13 @@ def spaces_markdown() -> str:
         "",
         f"- `action_points`: {ACTION_POINTS_MEANING}.",
         f"- `action_replies`: {ACTION_REPLIES_MEANING}.",
+        "",
+        f'With `action_features="outlook"` a third block follows, `action_outlook`: '
+        f"{OUTLOOK_SIZE} entries per placement action id (entry `a · {OUTLOOK_SIZE} + j`), the",
+        "placement's public outlook (`allfives_env/envs/outlook.py`, what the heuristic agent",
+        "weighs), all 0 unless the observer is to act and the placement is legal:",
+        "",
+        *[f"{j}. {text}" for j, text in enumerate(OUTLOOK_ENTRIES)],
     ]
     out += _tables("State", state_blocks, shapes)
     return "\n".join(out) + "\n"

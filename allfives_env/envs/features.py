@@ -8,14 +8,17 @@ For the observer to act, per placement action id (``tile · S + slot``):
 * ``action_replies`` — the most the next player could score right after it with a tile he may
   hold (one the observer cannot see, with no half he is known to lack), the count / 60.
 
-Only the observer's hand, the table and the public voids are read.
+With ``action_features="outlook"`` each placement also gets its public outlook
+(:func:`outlook_features`, from :mod:`allfives_env.envs.outlook`).
+
+Only the observer's hand, the table and the public voids (and hand sizes, and scores) are read.
 """
 
 from __future__ import annotations
 
 from allfives_env.core.actions import DRAW_ID, SLOT_OF, TILE_OF
 from allfives_env.core.game import Game
-from allfives_env.core.scoring import admitted, count_points
+from allfives_env.core.scoring import admitted, count_points, reaches_target
 from allfives_env.core.tiles import (
     ALL_TILES_MASK,
     HIGH,
@@ -25,6 +28,8 @@ from allfives_env.core.tiles import (
     OTHER,
     VALUES_MASK,
 )
+from allfives_env.envs.blocks import OUTLOOK_SIZE
+from allfives_env.envs.outlook import Position, outlook
 
 COUNT_NORM = 60.0
 """Counts are divided by this (and clipped to 1) in the features."""
@@ -84,3 +89,43 @@ def action_features(game: Game, seat: int, num_slots: int) -> tuple[list[float],
                 best = base + add
         replies[i] = min(best / COUNT_NORM, 1.0)
     return points, replies
+
+
+OUTLOOK_WIN = 60.0
+"""What reaching the target counts in the outlook features (before dividing by 60)."""
+
+
+def outlook_features(game: Game, seat: int, num_slots: int) -> list[float]:
+    """The ``action_outlook`` block: ``OUTLOOK_SIZE`` entries per placement action id (all 0
+    unless ``seat`` acts), in the order of :data:`allfives_env.envs.blocks.OUTLOOK_ENTRIES`."""
+    out = [0.0] * (NUM_TILES * num_slots * OUTLOOK_SIZE)
+    if game.current_player != seat:
+        return out
+    pos = Position.of_game(game, seat)
+    rules = pos.rules
+    score = pos.scores[rules.side_of(seat)]
+    norm = COUNT_NORM
+    for a in game.legal_actions():
+        if a >= DRAW_ID:
+            continue
+        o = outlook(pos, a, OUTLOOK_WIN, OUTLOOK_WIN)
+        pts = count_points(pos.layout.count_after(TILE_OF[a], SLOT_OF[a]), rules.unit)
+        wins = (
+            bool(pts) and bool(admitted(rules, score, pts)) and reaches_target(rules, score + pts)
+        )
+        at = (TILE_OF[a] * num_slots + SLOT_OF[a]) * OUTLOOK_SIZE
+        out[at : at + OUTLOOK_SIZE] = [
+            min(o.now / norm, 1.0),
+            1.0 if wins else 0.0,
+            1.0 if o.last_tile else 0.0,
+            min(o.threat / norm, 1.0),
+            o.opp_stuck,
+            min(o.setup / norm, 1.0),
+            min(o.kept_pips / norm, 1.0),
+            o.variety / 7.0,
+            1.0 if o.double else 0.0,
+            1.0 if o.stuck else 0.0,
+            min(o.assist / norm, 1.0),
+            o.partner_stuck,
+        ]
+    return out

@@ -85,7 +85,7 @@ class AllFivesSingleAgentEnv(gym.Env[ObsArray, int]):
         render_mode: str | None = None,
         max_cycles: int | None = 10_000,
         partnerships: bool | None = None,
-        action_features: bool = False,
+        action_features: bool | str = False,
     ):
         self.aec = self.AEC(
             num_players=num_players,

@@ -35,11 +35,12 @@ from allfives_env.envs.blocks import (
     SCORE_CLIP,
     SLOT_FEATURES,
     Block,
+    feature_set,
     observation_blocks,
     offsets,
     state_blocks,
 )
-from allfives_env.envs.features import action_features
+from allfives_env.envs.features import action_features, outlook_features
 
 ObsArray = npt.NDArray[np.float32]
 MaskArray = npt.NDArray[np.int8]
@@ -90,6 +91,7 @@ def _put_mask(out: ObsArray, at: int, mask: int) -> None:
 class _At:
     """Block offsets as attributes (faster than a dict on the hot path); absent blocks: -1."""
 
+    action_outlook: int = -1
     action_points: int = -1
     action_replies: int = -1
     boneyard: int = -1
@@ -119,7 +121,7 @@ class Encoding:
         RulesError: never; ``rules`` is already validated.
     """
 
-    def __init__(self, rules: Rules, action_features: bool = False):
+    def __init__(self, rules: Rules, action_features: bool | str = False):
         self.rules = rules
         n = self.num_players = rules.num_players
         k = self.num_sides = rules.num_sides
@@ -140,6 +142,7 @@ class Encoding:
         self.to_engine[self.draw] = DRAW_ID
         self.to_engine[self.pass_] = PASS_ID
         self.action_features = action_features
+        self.features = feature_set(action_features)
         self.blocks = observation_blocks(n, k, s, action_features)
         self.obs_size = sum(b.size for b in self.blocks)
         self._o = _At(**offsets(self.blocks))
@@ -153,7 +156,8 @@ class Encoding:
         o = self._o
         # observe() assembles hand … slots as bytes, then the tail: they must be contiguous
         assert o.hand == 0 and o.drawn + 28 == o.slots and o.slots + SLOT_FEATURES * s == o.count
-        self._tail_len = self.obs_size - o.count - (56 * s if action_features else 0)
+        extra = sum(b.size for b in self.blocks if b.name.startswith("action_"))
+        self._tail_len = self.obs_size - o.count - extra
         self._count_piece: dict[int, bytes] = {}
         self._score_cache: tuple[tuple[float, ...], bytes] = ((), b"")
         self._rest_piece: dict[int, bytes] = {}
@@ -314,9 +318,11 @@ class Encoding:
         # another seat's drawn tile shows as plain play: whether it fits is not yet known
         shown = 0 if phase == Phase.LEAD else 2 if mine else 1 if phase < Phase.HAND_OVER else -1
         parts += self._tail(game, seats, self._sides[seat], shown)
-        if self.action_features:
+        if self.features != "none":
             points, replies = action_features(game, seat, self.num_slots)
             parts.append(_floats(points) + _floats(replies))
+            if self.features == "outlook":
+                parts.append(_floats(outlook_features(game, seat, self.num_slots)))
         out: ObsArray = np.frombuffer(bytearray(b"".join(parts)), np.float32)
         return out
 
