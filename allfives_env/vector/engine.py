@@ -161,8 +161,13 @@ class VectorGame:
                 raise EnvConfigError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
         if max_cycles is not None and (type(max_cycles) is not int or max_cycles < 1):
             raise EnvConfigError(f"max_cycles must be a positive int or None, not {max_cycles!r}")
-        if type(action_features) is not bool or type(record) is not bool:
-            raise EnvConfigError("action_features and record must be bools")
+        if type(action_features) is not bool:
+            raise EnvConfigError(
+                f"action_features must be True or False here, not {action_features!r} (the "
+                "batched engine computes the basic action features only)"
+            )
+        if type(record) is not bool:
+            raise EnvConfigError(f"record must be a bool, not {record!r}")
         self.rules = rules
         self.num_games = n = num_games
         self.episode = episode
