@@ -1,0 +1,115 @@
+"""The batched multi-agent game, for self-play MARL: every seat is a learner's.
+
+:class:`AllFivesMultiAgentVectorEnv` steps N games of a
+:class:`~allfives_env.vector.engine.VectorGame` with same-step autoreset. Each step takes one
+action per game, for the seat to act in it; it returns that seat's observation and mask in
+every game, which seat that is, the rewards of every seat (the side's reward, zero-sum; a seat
+collects what it earns while others act, so sum them per seat between its turns), and
+``state()`` — every hand and the boneyard in draw order — for centralized critics::
+
+    env = AllFivesMultiAgentVectorEnv(256, "pagat", num_players=4, reward="points+win")
+    obs, masks, seats = env.reset(seed=0)
+    while training:
+        actions = policy(obs, masks, seats)       # one action per game
+        obs, masks, seats, rewards, terminated, truncated = env.step(actions)
+        critic_input = env.state()                # (N, state_size)
+
+Where a game's episode ends, ``rewards`` holds its final rewards for every seat, ``terminated``
+or ``truncated`` is set, and the game is dealt again: ``obs``, ``masks`` and ``seats`` already
+belong to its next episode.
+
+>>> env = AllFivesMultiAgentVectorEnv(4, "pagat", num_players=3)
+>>> obs, masks, seats = env.reset(seed=1)
+>>> obs.shape, masks.shape, seats.shape, env.state().shape
+((4, 261), (4, 114), (4,), (4, 373))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from allfives_env.core.rules import Rules
+from allfives_env.envs.aec import DEFAULT_MAX_CYCLES, ResetRequiredError
+from allfives_env.vector.engine import VectorGame
+from allfives_env.vector.rng import derive_seeds
+from allfives_env.vector.single_agent import _rules
+from allfives_env.vector.state import F32, I8, I64, BoolArray
+
+
+class AllFivesMultiAgentVectorEnv:
+    """N games, every seat played by the caller (see the module docstring).
+
+    Args:
+        num_envs: games in the batch.
+        rules, num_players, partnerships, episode, reward, forced_actions, action_features,
+            max_cycles: as for :func:`allfives_env.env`.
+
+    Raises:
+        EnvConfigError: for a bad argument.
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        rules: str | Rules = "pagat",
+        *,
+        num_players: int | None = None,
+        partnerships: bool | None = None,
+        episode: str = "match",
+        reward: str = "win",
+        forced_actions: str = "explicit",
+        action_features: bool | str = False,
+        max_cycles: int | None = DEFAULT_MAX_CYCLES,
+    ):
+        self.rules = _rules(rules, num_players, partnerships)
+        self.vg = VectorGame(
+            self.rules,
+            num_envs,
+            episode=episode,
+            reward=reward,
+            forced_actions=forced_actions,
+            action_features=action_features,
+            max_cycles=max_cycles,
+        )
+        self.num_envs = num_envs
+        self.encoding = self.vg.encoding
+        self._ready = False
+
+    def reset(self, seed: int) -> tuple[F32, I8, I64]:
+        """Deal every game (game ``i`` from ``(seed, i)``): observations, masks, seats to act."""
+        self.vg.reset(derive_seeds(seed, self.num_envs))
+        self._ready = True
+        return self._now()
+
+    def _now(self) -> tuple[F32, I8, I64]:
+        vg = self.vg
+        return vg.observe().copy(), vg.masks().copy(), vg.current_player.copy()
+
+    def step(self, actions: Any) -> tuple[F32, I8, I64, F32, BoolArray, BoolArray]:
+        """One action per game for its seat to act; ended games are dealt again.
+
+        Returns ``(obs, masks, seats, rewards, terminated, truncated)``; ``rewards`` is
+        (N, num_players).
+
+        Raises:
+            ResetRequiredError: before :meth:`reset`.
+            ActionArrayError, VectorActionError: for a bad action array or an illegal action,
+                naming the game (no game is changed).
+        """
+        if not self._ready:
+            raise ResetRequiredError("reset() first")
+        vg = self.vg
+        rewards, terminated, truncated = vg.step(actions)
+        rewards, terminated, truncated = rewards.copy(), terminated.copy(), truncated.copy()
+        done = np.flatnonzero(terminated | truncated)
+        if len(done):
+            vg.reset_games(done)
+        obs, masks, seats = self._now()
+        return obs, masks, seats, rewards, terminated, truncated
+
+    def state(self) -> F32:
+        """(N, state_size) every game's full position, hidden tiles included."""
+        out: F32 = self.vg.state().copy()
+        return out

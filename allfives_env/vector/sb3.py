@@ -1,0 +1,134 @@
+"""The batched single-agent game as a stable-baselines3 ``VecEnv``, masks included.
+
+:class:`AllFivesVecEnv` runs a :class:`~allfives_env.vector.single_agent.LearnerBatch` behind
+SB3's ``VecEnv`` interface: auto-reset with the finished episode's last observation in
+``infos[i]["terminal_observation"]`` (and ``"TimeLimit.truncated"`` where ``max_cycles`` cut it),
+and ``action_masks()`` — also through ``env_method("action_masks")``, which is what sb3-contrib's
+``MaskablePPO`` calls — so it trains as it is::
+
+    from sb3_contrib import MaskablePPO
+    from allfives_env.vector.sb3 import AllFivesVecEnv
+
+    venv = AllFivesVecEnv(64, opponents="greedy", reward="points+win", seed=0)
+    MaskablePPO("MlpPolicy", venv, n_steps=64).learn(10_000)
+
+Needs stable-baselines3 (the ``train`` extra).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+from allfives_env.core.rules import Rules
+from allfives_env.vector.single_agent import LearnerBatch
+from allfives_env.vector.state import I8
+
+
+class AllFivesVecEnv(VecEnv):
+    """N games with one learner seat each, as an SB3 ``VecEnv`` (see the module docstring).
+
+    Takes :class:`LearnerBatch`'s arguments, and ``seed``: the seed of the first ``reset``
+    (later ``reset`` calls count up from it; :meth:`seed` sets the next one).
+    """
+
+    def __init__(self, num_envs: int, rules: str | Rules = "pagat", seed: int = 0, **kwargs: Any):
+        self.batch = LearnerBatch(num_envs, rules, **kwargs)
+        enc = self.batch.encoding
+        low, high = enc.observation_bounds()
+        super().__init__(
+            num_envs,
+            spaces.Box(low, high, dtype=np.float32),
+            spaces.Discrete(enc.num_actions),
+        )
+        self._next_seed = seed
+        self._actions: np.ndarray | None = None
+        self._masks: I8 = np.zeros((num_envs, enc.num_actions), np.int8)
+
+    def reset(self) -> np.ndarray:
+        """Deal every game; return the learner's observations."""
+        result = self.batch.reset(self._next_seed)
+        self._next_seed += 1
+        self._masks = result.masks
+        return result.obs
+
+    def step_async(self, actions: np.ndarray) -> None:
+        """Remember the learner's actions for :meth:`step_wait`."""
+        self._actions = actions
+
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        """Step every game; ended games are dealt again (SB3's auto-reset)."""
+        assert self._actions is not None, "step_async first"
+        r = self.batch.step(np.asarray(self._actions).reshape(self.num_envs))
+        self._actions = None
+        self._masks = r.masks
+        dones = r.terminated | r.truncated
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        for i in np.flatnonzero(dones).tolist():
+            infos[i]["terminal_observation"] = r.final_obs[i]
+            infos[i]["TimeLimit.truncated"] = bool(r.truncated[i] and not r.terminated[i])
+        return r.obs, r.rewards, dones, infos
+
+    def action_masks(self) -> I8:
+        """(N, num_actions) the learner's legal actions in each game now."""
+        return self._masks
+
+    def seed(self, seed: int | None = None) -> Sequence[int | None]:
+        """Seed the next :meth:`reset`."""
+        if seed is not None:
+            self._next_seed = seed
+        return [None] * self.num_envs
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def _indices(self, indices: Any) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        if isinstance(indices, int):
+            return [indices]
+        return list(indices)
+
+    def env_method(
+        self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any
+    ) -> list[Any]:
+        """``env_method("action_masks")``: each game's mask (what MaskablePPO asks for).
+
+        Raises:
+            AttributeError: for any other method (the games are not separate objects).
+        """
+        if method_name != "action_masks":
+            raise AttributeError(f"AllFivesVecEnv has no per-game method {method_name!r}")
+        return [self._masks[i] for i in self._indices(indices)]
+
+    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+        """``render_mode`` (``None``) for each game; other attributes are not per game.
+
+        Raises:
+            AttributeError: for any other attribute.
+        """
+        if attr_name == "render_mode":
+            return [None for _ in self._indices(indices)]
+        raise AttributeError(f"AllFivesVecEnv has no per-game attribute {attr_name!r}")
+
+    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        """Per-game attributes cannot be set.
+
+        Raises:
+            AttributeError: always.
+        """
+        raise AttributeError(f"AllFivesVecEnv cannot set {attr_name!r} per game")
+
+    def has_attr(self, attr_name: str) -> bool:
+        """Whether the games have ``attr_name`` (only ``action_masks``)."""
+        return attr_name == "action_masks"
+
+    def env_is_wrapped(
+        self, wrapper_class: type, indices: int | Iterable[int] | None = None
+    ) -> list[bool]:
+        """The games are not wrapped."""
+        return [False for _ in self._indices(indices)]

@@ -1,0 +1,418 @@
+"""One learner seat per game, opponents inside the batch: the batched single-agent game.
+
+:class:`LearnerBatch` runs N games of a :class:`~allfives_env.vector.engine.VectorGame` for a
+learner that holds one seat in each. After :meth:`~LearnerBatch.reset` and after every
+:meth:`~LearnerBatch.step`, every game waits for the learner: the other seats (the partner too,
+in 4-player partnerships) have been played by their agents, batched (the compiled ``random``,
+``greedy`` and ``heuristic``, frozen policies on the whole batch at once, and any other agent
+through its ``act(view, rng)``; see :mod:`allfives_env.vector.agents`). A game that ends is
+dealt again at once (*same-step* autoreset): the step returns the new episode's first
+observation, and the last one of the finished episode in ``final_obs``.
+
+The reward is the learner's seat's, summed over everything that happened since its last action
+(its own action and the opponents' that followed; at the start of an episode, what happened
+before its first turn comes with its first step), exactly as
+:class:`~allfives_env.envs.single_agent.AllFivesSingleAgentEnv` sums it.
+
+Two front ends wrap it: :class:`AllFivesVectorEnv` (a Gymnasium ``VectorEnv``) here, and
+:class:`allfives_env.vector.sb3.AllFivesVecEnv` (a stable-baselines3 ``VecEnv`` with the
+``action_masks()`` that sb3-contrib's MaskablePPO reads).
+
+Randomness: game ``i`` draws its deals, its learner seat and its opponents' choices from
+generators seeded by ``(seed, i)`` alone, so a game plays the same whatever the batch size.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+from allfives_env.core.errors import ArgumentError
+from allfives_env.core.rules import Rules
+from allfives_env.envs.aec import DEFAULT_MAX_CYCLES, EnvConfigError, ResetRequiredError
+from allfives_env.vector.agents import BatchAgent, batch_agent, draw_bits
+from allfives_env.vector.engine import VectorGame
+from allfives_env.vector.rng import derive_seeds, seed_states
+from allfives_env.vector.state import F32, F64, I8, I64, U64, BoolArray
+
+Opponent = object
+"""A batch agent, an agent, an agent spec, or a policy (see :func:`batch_agent`)."""
+
+SeatPicker = Callable[[I64, I64, U64], I64]
+"""``picker(games, seats, rng) -> lineup indices``: who plays seat ``seats[k]`` of game
+``games[k]`` in the episode starting now (an index into the lineup), drawing from ``rng``."""
+
+_OPPONENT_SALT = 0x0990
+_SEAT_SALT = 0x5EA7
+
+
+def _rules(rules: str | Rules, num_players: int | None, partnerships: bool | None) -> Rules:
+    if isinstance(rules, Rules):
+        if num_players is not None and num_players != rules.num_players:
+            raise EnvConfigError(
+                f"num_players={num_players!r} disagrees with the rules' {rules.num_players}"
+            )
+        if partnerships is not None and partnerships != rules.partnerships:
+            raise EnvConfigError("partnerships disagrees with the rules given")
+        return rules
+    if not isinstance(rules, str):
+        raise EnvConfigError(f"rules must be a preset name or a Rules, not {rules!r}")
+    extra = {} if partnerships is None else {"partnerships": partnerships}
+    return Rules.preset(rules, 2 if num_players is None else num_players, **extra)
+
+
+@dataclass
+class StepResult:
+    """One step of the learner in every game.
+
+    Attributes:
+        obs: (N, obs_size) the learner's observation in each game (a new episode's first where
+            the last one ended).
+        rewards: (N,) the learner's reward since its last action.
+        terminated, truncated: (N,) whether the game's episode ended in this step.
+        final_obs: (N, obs_size) the learner's last observation of the episodes that ended
+            (zeros elsewhere).
+        masks: (N, num_actions) the learner's legal actions now.
+        final_scores: (N, num_sides) the final scores of the episodes that ended (zeros
+            elsewhere).
+        final_won: (N,) whether the learner's side was among the match's winners in an episode
+            that ended (``False`` elsewhere, and where the match went on: a hand episode).
+        final_seats: (N,) the learner's seat in the episodes that ended (-1 elsewhere).
+    """
+
+    obs: F32
+    rewards: F32
+    terminated: BoolArray
+    truncated: BoolArray
+    final_obs: F32
+    masks: I8
+    final_scores: F64
+    final_won: BoolArray
+    final_seats: I64
+
+
+class LearnerBatch:
+    """N games, one learner seat in each, the other seats played by agents (see the module
+    docstring).
+
+    Args:
+        num_envs: games in the batch.
+        num_players, rules, partnerships, episode, reward, forced_actions, action_features,
+            max_cycles: as for :func:`allfives_env.env` (``forced_actions`` defaults to
+            ``"auto"`` here: the learner sees only real choices).
+        opponents: one opponent for every other seat, a sequence (one per seat, the learner's
+            entry ignored), or a mapping seat → opponent. Default ``"random"``.
+        learner_seat: the learner's seat, or ``"random"``: drawn in each game at each episode.
+        threads: numba threads for the engine (default: leave the setting as it is).
+
+    Raises:
+        EnvConfigError: for a bad argument, an unknown agent spec, or opponents that leave a
+            seat the learner may not take without one.
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        rules: str | Rules = "pagat",
+        *,
+        num_players: int | None = None,
+        partnerships: bool | None = None,
+        opponents: Opponent | Sequence[Opponent] | Mapping[int, Opponent] = "random",
+        learner_seat: int | str = "random",
+        episode: str = "match",
+        reward: str = "win",
+        forced_actions: str = "auto",
+        action_features: bool | str = False,
+        max_cycles: int | None = DEFAULT_MAX_CYCLES,
+    ):
+        self.rules = _rules(rules, num_players, partnerships)
+        if type(num_envs) is not int or num_envs < 1:
+            raise EnvConfigError(f"num_envs must be a positive int, not {num_envs!r}")
+        n = self.rules.num_players
+        if learner_seat != "random" and (
+            type(learner_seat) is not int or not 0 <= learner_seat < n
+        ):
+            raise EnvConfigError(
+                f"learner_seat must be 0-{n - 1} or 'random', not {learner_seat!r}"
+            )
+        self.learner_seat_rule = learner_seat
+        self.vg = VectorGame(
+            self.rules,
+            num_envs,
+            episode=episode,
+            reward=reward,
+            forced_actions=forced_actions,
+            action_features=action_features,
+            max_cycles=max_cycles,
+        )
+        self.num_envs = num_envs
+        self.encoding = self.vg.encoding
+        self.lineup: list[BatchAgent] = []
+        self.table = np.full((num_envs, n), -1, np.int64)
+        self.picker: SeatPicker | None = None
+        self.set_opponents(opponents)
+        self.seats = np.zeros(num_envs, np.int64)
+        self._carry = np.zeros(num_envs, np.float32)
+        self._rows = np.arange(num_envs)
+        self._side_of = np.array([self.rules.side_of(s) for s in range(n)], np.int64)
+        self._ready = False
+
+    # ------------------------------------------------------------------ opponents
+
+    def set_opponents(
+        self, opponents: Opponent | Sequence[Opponent] | Mapping[int, Opponent]
+    ) -> None:
+        """Seat these opponents from the next episode of each game on (see the class doc).
+
+        Raises:
+            EnvConfigError: as for the constructor; nothing is changed.
+        """
+        n = self.rules.num_players
+        by_seat: dict[int, Opponent] = {}
+        if isinstance(opponents, Mapping):
+            for seat, opp in opponents.items():
+                try:
+                    s = -1 if type(seat) is bool else operator.index(seat)
+                except TypeError:
+                    s = -1
+                if not 0 <= s < n:
+                    raise EnvConfigError(f"opponents: no seat {seat!r} in a {n}-player game")
+                by_seat[s] = opp
+        elif isinstance(opponents, Sequence) and not isinstance(opponents, str):
+            if len(opponents) != n:
+                raise EnvConfigError(f"give {n} opponents, one per seat, not {len(opponents)}")
+            by_seat = dict(enumerate(opponents))
+        else:
+            by_seat = dict.fromkeys(range(n), opponents)
+        rule = self.learner_seat_rule
+        missing = [s for s in range(n) if s not in by_seat and (rule == "random" or s != rule)]
+        if missing:
+            raise EnvConfigError(f"opponents: no opponent for seat {missing[0]}")
+        lineup: list[BatchAgent] = []
+        index: dict[tuple[str, object], int] = {}
+        for seat, opp in sorted(by_seat.items()):
+            key = ("spec", opp) if isinstance(opp, str) else ("object", id(opp))
+            if key not in index:
+                try:
+                    lineup.append(batch_agent(opp))
+                except ValueError as e:
+                    raise EnvConfigError(f"opponent {opp!r}: {e}") from None
+                index[key] = len(lineup) - 1
+            by_seat[seat] = index[key]
+        self.set_lineup(lineup, None)
+        self._static = np.array([by_seat.get(s, -1) for s in range(n)], np.int64)
+
+    def set_lineup(self, lineup: Sequence[BatchAgent], picker: SeatPicker | None) -> None:
+        """For self-play: the agents that may sit at a table, and ``picker`` choosing among
+        them for each seat of each new episode (``None``: the opponents last given)."""
+        self.lineup = list(lineup)
+        self.picker = picker
+
+    # ------------------------------------------------------------------ episodes
+
+    def reset(self, seed: int) -> StepResult:
+        """Deal every game (game ``i`` from ``(seed, i)``); play until the learner's turns.
+
+        Raises:
+            EnvConfigError: for a seed that is not a non-negative int.
+        """
+        try:
+            seed = -1 if type(seed) is bool else operator.index(seed)
+        except TypeError:
+            seed = -1
+        if seed < 0:
+            raise EnvConfigError(f"seed must be a non-negative int, not {seed!r}")
+        n = self.num_envs
+        self.vg.reset(derive_seeds(seed, n))
+        self.rng = seed_states(derive_seeds(seed ^ _OPPONENT_SALT, n))
+        self.seat_rng = seed_states(derive_seeds(seed ^ _SEAT_SALT, n))
+        self._carry[:] = 0
+        self._ready = False
+        self._start(self._rows)
+        self._ready = True
+        zeros = np.zeros(n, bool)
+        obs = self.vg.observe().copy()
+        return StepResult(
+            obs,
+            np.zeros(n, np.float32),
+            zeros,
+            zeros.copy(),
+            np.zeros_like(obs),
+            self.masks(),
+            np.zeros((n, self.rules.num_sides)),
+            zeros.copy(),
+            np.full(n, -1, np.int64),
+        )
+
+    def _start(self, games: I64) -> None:
+        """New episodes in ``games`` (already dealt): seats, opponents, play to the learner."""
+        n = self.rules.num_players
+        if self.learner_seat_rule == "random":
+            bits = draw_bits(self.seat_rng, games) >> np.uint64(32)
+            with np.errstate(over="ignore"):
+                self.seats[games] = ((bits * np.uint64(n)) >> np.uint64(32)).astype(np.int64)
+        else:
+            self.seats[games] = int(self.learner_seat_rule)
+        if self.picker is None:
+            self.table[games] = self._static
+        else:
+            for seat in range(n):
+                self.table[games, seat] = self.picker(
+                    games, np.full(len(games), seat, np.int64), self.rng
+                )
+        self.table[games, self.seats[games]] = -1
+        self._play_others(self._carry)
+
+    def _play_others(self, rewards: F32) -> None:
+        """Step the games where another seat is to act until every live game waits for the
+        learner; add the learner's rewards to ``rewards``."""
+        vg = self.vg
+        rows = self._rows
+        actions = np.full(self.num_envs, -1, np.int64)
+        while True:
+            cur = vg.current_player
+            need = ~vg.done & (cur != self.seats)
+            if not need.any():
+                return
+            who = self.table[rows, cur]
+            actions[:] = -1
+            for j in np.unique(who[need]).tolist():
+                games = np.flatnonzero(need & (who == j))
+                actions[games] = self.lineup[j].act_batch(vg, games, self.rng)
+            r, _, _ = vg.step(actions)
+            rewards += r[rows, self.seats]
+
+    def step(self, actions: object) -> StepResult:
+        """The learner's action in every game; the others play; ended games are dealt again.
+
+        Raises:
+            ResetRequiredError: before :meth:`reset`, or after an error inside an earlier step.
+            ArgumentError: for actions that are not N integers.
+            VectorActionError: for an action outside its game's mask, naming the game (no game
+                is changed).
+        """
+        if not self._ready:
+            raise ResetRequiredError(
+                "reset() first (or again: an error inside an earlier step left the batch unusable)"
+            )
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
+            raise ArgumentError(
+                f"actions must be {self.num_envs} integer action ids, not an array of shape "
+                f"{acts.shape} and type {acts.dtype}"
+            )
+        vg = self.vg
+        rows = self._rows
+        rewards = self._carry.copy()
+        r, _, _ = vg.step(acts.astype(np.int64))  # refused: raises, nothing changed
+        self._ready = False  # an opponent may raise below
+        self._carry[:] = 0
+        rewards += r[rows, self.seats]
+        self._play_others(rewards)
+        terminated = vg.terminated.copy()
+        truncated = vg.truncated.copy()
+        done = np.flatnonzero(terminated | truncated)
+        n = self.num_envs
+        final_obs = np.zeros((n, self.encoding.obs_size), np.float32)
+        final_scores = np.zeros((n, self.rules.num_sides))
+        final_won = np.zeros(n, bool)
+        final_seats = np.full(n, -1, np.int64)
+        if len(done):
+            final_obs[done] = vg.observe_seat(self.seats)[done]
+            final_scores[done] = vg.scores[done]
+            sides = self._side_of[self.seats[done]]
+            final_won[done] = vg.winners[done, sides]
+            final_seats[done] = self.seats[done]
+            vg.reset_games(done)
+            self._start(done)
+        self._ready = True
+        return StepResult(
+            vg.observe().copy(),
+            rewards,
+            terminated,
+            truncated,
+            final_obs,
+            self.masks(),
+            final_scores,
+            final_won,
+            final_seats,
+        )
+
+    def masks(self) -> I8:
+        """(N, num_actions) the learner's legal actions in each game now."""
+        out: I8 = self.vg.masks().copy()
+        return out
+
+
+class AllFivesVectorEnv(VectorEnv[F32, Any, Any]):
+    """The batched single-agent game as a Gymnasium ``VectorEnv`` (same-step autoreset).
+
+    Takes :class:`LearnerBatch`'s arguments. ``reset`` and ``step`` return the learner's
+    observations; ``infos["action_mask"]`` (and :meth:`action_masks`) its legal actions, and
+    where an episode ended ``infos["final_obs"]`` its last observation (``infos["_final_obs"]``
+    marks those games).
+
+    >>> envs = AllFivesVectorEnv(8, opponents="greedy")
+    >>> obs, infos = envs.reset(seed=0)
+    >>> obs.shape, infos["action_mask"].shape
+    ((8, 222), (8, 114))
+    >>> import numpy as np
+    >>> legal = [int(np.flatnonzero(m)[0]) for m in envs.action_masks()]
+    >>> obs, rewards, terminated, truncated, infos = envs.step(np.array(legal))
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}  # noqa: RUF012
+
+    def __init__(self, num_envs: int, rules: str | Rules = "pagat", **kwargs: Any):
+        self.batch = LearnerBatch(num_envs, rules, **kwargs)
+        enc = self.batch.encoding
+        low, high = enc.observation_bounds()
+        self.num_envs = num_envs
+        self.single_observation_space = spaces.Box(low, high, dtype=np.float32)
+        self.single_action_space = spaces.Discrete(enc.num_actions)
+        self.observation_space = gym.vector.utils.batch_space(
+            self.single_observation_space, num_envs
+        )
+        self.action_space = gym.vector.utils.batch_space(self.single_action_space, num_envs)
+        self._masks = np.zeros((num_envs, enc.num_actions), np.int8)
+        self._seed = 0
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[F32, dict[str, Any]]:
+        """Deal every game; ``seed`` (default: the last one, plus one) seeds game ``i`` by
+        ``(seed, i)``. ``options`` is not used (give ``None``).
+
+        Raises:
+            EnvConfigError: for a bad seed or any options.
+        """
+        if options:
+            raise EnvConfigError(f"this vector env takes no reset options, not {options!r}")
+        self._seed = self._seed + 1 if seed is None else seed
+        result = self.batch.reset(self._seed)
+        self._masks = result.masks
+        return result.obs, {"action_mask": result.masks, "seat": self.batch.seats.copy()}
+
+    def step(self, actions: Any) -> tuple[F32, F32, BoolArray, BoolArray, dict[str, Any]]:
+        """Every game's learner acts (see :meth:`LearnerBatch.step`)."""
+        r = self.batch.step(actions)
+        self._masks = r.masks
+        done = r.terminated | r.truncated
+        infos: dict[str, Any] = {"action_mask": r.masks, "seat": self.batch.seats.copy()}
+        if done.any():
+            infos["final_obs"] = r.final_obs
+            infos["_final_obs"] = done
+            infos["final_scores"] = r.final_scores
+            infos["final_won"] = r.final_won
+        return r.obs, r.rewards, r.terminated, r.truncated, infos
+
+    def action_masks(self) -> I8:
+        """(N, num_actions) the learner's legal actions in each game now."""
+        return self._masks
