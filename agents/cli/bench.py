@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from agents.cli.options import fail, seconds
+from agents.cli.options import fail, positive_int, seconds
 from allfives_env import bench
 from allfives_env.core.rules import PRESETS, Rules
 
@@ -13,7 +13,11 @@ from allfives_env.core.rules import PRESETS, Rules
 def add_bench_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     """Add the ``bench`` command to ``subparsers`` (run it with :func:`run_bench`)."""
     p = subparsers.add_parser("bench", help="measure speed")
-    p.add_argument("what", choices=("engine", "env"), help="what to measure")
+    p.add_argument(
+        "what",
+        choices=("engine", "env", "vector"),
+        help="engine: one Game; env: the AEC loop; vector: the batched engine, beside env()",
+    )
     p.add_argument("--seconds", type=seconds, default=2.0, help="per run (default 2)")
     p.add_argument(
         "--repeat",
@@ -38,6 +42,23 @@ def add_bench_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
+        "--games",
+        action="append",
+        type=positive_int,
+        help="vector: games per batch (repeatable; default: 1, 64, 1024 and 8192)",
+    )
+    p.add_argument(
+        "--threads",
+        action="append",
+        type=positive_int,
+        help="vector: numba threads (repeatable; default: 1 and 2)",
+    )
+    p.add_argument(
+        "--compile",
+        action="store_true",
+        help="vector: also time the kernels' compilation, cold (empty cache) and cached",
+    )
+    p.add_argument(
         "--reference",
         action="store_true",
         help="env: also time PettingZoo's connect_four_v3.env() in the same loop (needs pygame)",
@@ -46,6 +67,8 @@ def add_bench_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def run_bench(args: argparse.Namespace) -> int:
     """Run ``allfives bench`` with parsed ``args``; print a table."""
+    if args.what == "vector":
+        return _vector(args)
     presets = args.preset or bench.DEFAULT_PRESETS
     players = args.players or [2, 3, 4]
     seed = args.seed
@@ -73,4 +96,48 @@ def run_bench(args: argparse.Namespace) -> int:
     if args.reference:
         env_rows.append(bench.best_of(args.repeat, bench.reference_loop, args.seconds, seed))
     print(bench.env_table(env_rows))
+    return 0
+
+
+def _vector(args: argparse.Namespace) -> int:
+    """``bench vector``: the batched engine's collector loop beside ``env()``, one run."""
+    try:
+        from allfives_env.vector import bench as vbench
+    except ImportError as e:  # numba missing
+        return fail(f"bench vector needs numba ({e})")
+    presets = args.preset or ["pagat"]
+    players = args.players or [2]
+    sizes = args.games or list(vbench.SIZES)
+    threads = args.threads or list(vbench.THREADS)
+    print(
+        f"random masked play with an observation and a mask every step, best of {args.repeat} "
+        f"runs of {args.seconds:g} s per row, seed {args.seed}"
+    )
+    rows = []
+    for preset in presets:
+        for n in players:
+            env_row = bench.best_of(
+                args.repeat, bench.bench_env, preset, n, True, args.seconds, args.seed
+            )
+            rows.append(
+                {"preset": preset, "players": n, "runs": "env()", "games": 1, "threads": 1,
+                 "steps_per_s": round(env_row.rate), "x_env": 1.0}
+            )  # fmt: skip
+            for row in vbench.speed_table(
+                [preset], [n], sizes, threads, args.seconds, args.repeat, seed=args.seed
+            ):
+                rows.append(
+                    {"preset": preset, "players": n, "runs": "VectorGame",
+                     "games": row["games"], "threads": row["threads"],
+                     "steps_per_s": row["steps_per_s"],
+                     "x_env": round(row["steps_per_s"] / env_row.rate, 1)}
+                )  # fmt: skip
+    print(vbench.format_rows(rows))
+    print()
+    print("memory per game (bytes)")
+    print(vbench.format_rows([vbench.memory_per_game(p, n) for p in presets for n in players]))
+    if args.compile:
+        print()
+        print("compile time (s): import and first calls, in fresh processes")
+        print(vbench.format_rows([vbench.compile_times(presets[0])]))
     return 0
