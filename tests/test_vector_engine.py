@@ -213,8 +213,8 @@ def test_bad_arguments_are_refused() -> None:
         fresh.observe(out=np.zeros((2, 3), np.float32))
     with pytest.raises(ValueError):
         VectorGame(rules, 2, reward="wins")
-    with pytest.raises(ValueError, match="basic action features only"):
-        VectorGame(rules, 2, action_features="outlook")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="action_features must be"):
+        VectorGame(rules, 2, action_features="outlooks")
 
 
 # ---------------------------------------------------------------------- policies

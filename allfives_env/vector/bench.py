@@ -40,7 +40,7 @@ def steps_per_second(
     *,
     partnerships: bool = True,
     forced_actions: str = "explicit",
-    action_features: bool = False,
+    action_features: bool | str = False,
     observe: bool = True,
     seed: int = 0,
 ) -> Row:

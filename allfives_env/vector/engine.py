@@ -64,6 +64,7 @@ from allfives_env.envs.aec import (
     EnvConfigError,
     ResetRequiredError,
 )
+from allfives_env.envs.blocks import FEATURE_SETS, feature_set
 from allfives_env.envs.spaces import Encoding
 from allfives_env.vector.errors import ActionArrayError, VectorActionError, VectorConfigError
 from allfives_env.vector.kernels.encode import observe_batch, state_batch
@@ -78,6 +79,7 @@ from allfives_env.vector.state import (
     DEAL_HANDS,
     F32,
     F64,
+    FSCRATCH_WIDTH,
     HAND_END,
     HAND_ENDS,
     HAND_NO,
@@ -125,7 +127,9 @@ class VectorGame:
         reward: ``"win"``, ``"points"`` or ``"points+win"`` (as ``raw_env``).
         forced_actions: ``"explicit"``, or ``"auto"``: a forced DRAW or PASS (the only legal
             action) is taken by the engine until a real choice or the episode's end.
-        action_features: add the ``action_points`` and ``action_replies`` blocks.
+        action_features: ``True`` adds the ``action_points`` and ``action_replies`` blocks,
+            ``"outlook"`` those and ``action_outlook`` (as :class:`Encoding`; ``"basic"`` and
+            ``"none"`` are ``True`` and ``False``).
         max_cycles: truncate an episode after this many steps (``None``: never).
         record: keep every hand of each game's episode, for :meth:`record` and :meth:`game`.
 
@@ -144,7 +148,7 @@ class VectorGame:
         episode: str = "match",
         reward: str = "win",
         forced_actions: str = "explicit",
-        action_features: bool = False,
+        action_features: bool | str = False,
         max_cycles: int | None = DEFAULT_MAX_CYCLES,
         record: bool = False,
     ):
@@ -161,10 +165,12 @@ class VectorGame:
                 raise EnvConfigError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
         if max_cycles is not None and (type(max_cycles) is not int or max_cycles < 1):
             raise EnvConfigError(f"max_cycles must be a positive int or None, not {max_cycles!r}")
-        if type(action_features) is not bool:
+        if type(action_features) is not bool and (
+            type(action_features) is not str or action_features not in FEATURE_SETS
+        ):
             raise EnvConfigError(
-                f"action_features must be True or False here, not {action_features!r} (the "
-                "batched engine computes the basic action features only)"
+                f"action_features must be True, False or one of {', '.join(FEATURE_SETS)}, "
+                f"not {action_features!r}"
             )
         if type(record) is not bool:
             raise EnvConfigError(f"record must be a bool, not {record!r}")
@@ -200,8 +206,11 @@ class VectorGame:
         self.log = np.zeros((n, LOG_CAP), np.int16)
         self.prev = np.zeros((n, PREV_WIDTH), np.int32)
         self.prev_log = np.zeros((n, LOG_CAP), np.int16)
-        # a layout copy per game for the action features (unread without them)
-        self.scratch = np.zeros((n, SCRATCH_WIDTH if action_features else 1), np.int32)
+        # a layout copy per game for the action features, and the outlook's sort buffer
+        # (unread without them)
+        features = feature_set(action_features)
+        self.scratch = np.zeros((n, SCRATCH_WIDTH if features != "none" else 1), np.int32)
+        self.fscratch = np.zeros((n, FSCRATCH_WIDTH if features == "outlook" else 1), np.float64)
         self._rewards = np.zeros((n, rules.num_players), np.float32)
         self._bad = np.zeros(n, np.int8)
         self._acting = np.full(n, -1, np.int64)
@@ -360,6 +369,7 @@ class VectorGame:
         """Bytes of the arrays that hold the games (the per-game state, logs included)."""
         arrays: list[np.ndarray] = [self.st, self.scores_, self.hand_start, self.award]
         arrays += [self.gains, self.rng, self.log, self.prev, self.prev_log, self.scratch]
+        arrays.append(self.fscratch)
         return sum(a.nbytes for a in arrays)
 
     # ------------------------------------------------------------------ arrays
@@ -384,7 +394,7 @@ class VectorGame:
         ``Encoding.observe`` (in a game that is done: the seat that acted last)."""
         self._need_reset()
         o: F32 = self._out(out, (self.num_games, self.obs_size), np.float32, "observe: out")
-        observe_batch(self.st, self.cfg, self.scores_, self._acting, o, self.scratch)
+        observe_batch(self.st, self.cfg, self.scores_, self._acting, o, self.scratch, self.fscratch)
         return o
 
     def observe_seat(self, seats: Sequence[int] | np.ndarray, out: F32 | None = None) -> F32:
@@ -400,7 +410,8 @@ class VectorGame:
         if s.size and (s.min() < 0 or s.max() >= self.num_players):
             raise VectorConfigError(f"observe_seat: seats must be 0-{self.num_players - 1}")
         o: F32 = self._out(out, (self.num_games, self.obs_size), np.float32, "observe_seat: out")
-        observe_batch(self.st, self.cfg, self.scores_, s.astype(np.int64), o, self.scratch)
+        seats_ = s.astype(np.int64)
+        observe_batch(self.st, self.cfg, self.scores_, seats_, o, self.scratch, self.fscratch)
         return o
 
     def masks(self, out: I8 | None = None) -> I8:

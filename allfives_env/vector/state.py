@@ -18,6 +18,8 @@ array           shape                 dt   what
 ``prev_log``    (N, LOG_CAP)          i16  that hand's engine action ids (for records)
 ``scratch``     (N, SCRATCH_WIDTH)    i32  a layout copy to try placements on, and a
                                            table (action features only; else (N, 1))
+``fscratch``    (N, FSCRATCH_WIDTH)   f64  the outlook's replies, sorted best first
+                                           (outlook features only; else (N, 1))
 ==============  ====================  ===  ============================================
 
 Sides beyond ``rules.num_sides`` and seats beyond ``num_players`` stay 0. The columns of ``st``
@@ -37,7 +39,13 @@ import numpy.typing as npt
 
 from allfives_env.core.rules import Rules
 from allfives_env.core.tiles import HIGH, IS_DOUBLE, LOW, NUM_TILES, OTHER, PIPS, VALUES_MASK
-from allfives_env.envs.blocks import observation_blocks, offsets, state_blocks
+from allfives_env.envs.blocks import (
+    FEATURE_SETS,
+    feature_set,
+    observation_blocks,
+    offsets,
+    state_blocks,
+)
 
 I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
@@ -131,6 +139,9 @@ BY_RESIDUE = WIDTH
 """In ``scratch`` rows only, after a layout copy: 35 entries, ``best_additions`` of the
 action features (``[5 · value + residue]`` → the largest addition, -1 for none)."""
 SCRATCH_WIDTH = WIDTH + 35
+FSCRATCH_WIDTH = NUM_TILES
+"""Entries of a ``fscratch`` row: one per tile, the best values of the replies the outlook
+weighs (:mod:`allfives_env.vector.kernels.outlook`), sorted best first."""
 
 PHASE = COLUMNS["PHASE"][0]
 CUR = COLUMNS["CUR"][0]
@@ -196,24 +207,25 @@ C_N, C_K, C_PARTNERS, C_HAND_SIZE, C_BONE_LEN, C_LEADER = range(6)
 C_EVERY, C_AT_ONCE, C_STOP, C_DWA, C_UNIT, C_AWARD, C_TARGET, C_EXACT = range(6, 14)
 C_S, C_NUM_ACTIONS, C_EPISODE_HAND, C_AUTO, C_REWARD_POINTS, C_REWARD_WIN = range(14, 20)
 C_MAX_CYCLES, C_ACTION_FEATURES, C_OBS_SIZE, C_STATE_SIZE = range(20, 24)
+FEATURES_NONE, FEATURES_BASIC, FEATURES_OUTLOOK = range(3)  # cfg[C_ACTION_FEATURES]
 (
     O_HAND, O_TABLE, O_PLAYED_BY, O_DRAWN, O_SLOTS, O_COUNT, O_COUNT_MOD5, O_HAND_SIZES,
     O_BONEYARD_SIZE, O_SCORES, O_VOIDS, O_PHASE, O_TO_ACT, O_DRAWS, O_LEADER, O_ACTION_POINTS,
-    O_ACTION_REPLIES,
-) = range(24, 41)  # fmt: skip
+    O_ACTION_REPLIES, O_ACTION_OUTLOOK,
+) = range(24, 42)  # fmt: skip
 (
     S_HANDS, S_BONEYARD, S_BONEYARD_ORDER, S_TABLE, S_PLAYED_BY, S_DRAWN, S_SLOTS, S_COUNT,
     S_COUNT_MOD5, S_HAND_SIZES, S_BONEYARD_SIZE, S_SCORES, S_VOIDS, S_PHASE, S_TO_ACT, S_DRAWS,
     S_LEADER,
-) = range(41, 58)  # fmt: skip
-C_SIDE_OF = 58
-C_REL_SIDES = 62
+) = range(42, 59)  # fmt: skip
+C_SIDE_OF = 59
+C_REL_SIDES = 63
 CFG_SIZE = C_REL_SIDES + 16
 
 _OBS_NAMES = (
     "hand", "table", "played_by", "drawn", "slots", "count", "count_mod5", "hand_sizes",
     "boneyard_size", "scores", "voids", "phase", "to_act", "draws_this_turn", "leader",
-    "action_points", "action_replies",
+    "action_points", "action_replies", "action_outlook",
 )  # fmt: skip
 _STATE_NAMES = (
     "hands", "boneyard", "boneyard_order", "table", "played_by", "drawn", "slots", "count",
@@ -230,10 +242,17 @@ def make_config(
     reward_points: bool,
     reward_win: bool,
     max_cycles: int,
-    action_features: bool,
+    action_features: bool | str,
 ) -> I64:
     """The ``cfg`` vector the kernels read: the rules' fields, the episode settings, and the
-    observation and state offsets of :mod:`allfives_env.envs.blocks`."""
+    observation and state offsets of :mod:`allfives_env.envs.blocks`.
+
+    ``cfg[C_ACTION_FEATURES]`` is the index of ``action_features`` in
+    :data:`~allfives_env.envs.blocks.FEATURE_SETS`: 0 none, 1 basic, 2 outlook.
+
+    Raises:
+        ValueError: for an unknown ``action_features``.
+    """
     n, k, s = rules.num_players, rules.num_sides, rules.num_slots
     cfg = np.zeros(CFG_SIZE, np.int64)
     cfg[C_N] = n
@@ -257,7 +276,7 @@ def make_config(
     cfg[C_REWARD_POINTS] = int(reward_points)
     cfg[C_REWARD_WIN] = int(reward_win)
     cfg[C_MAX_CYCLES] = max_cycles
-    cfg[C_ACTION_FEATURES] = int(action_features)
+    cfg[C_ACTION_FEATURES] = FEATURE_SETS.index(feature_set(action_features))
     obs = observation_blocks(n, k, s, action_features)
     sta = state_blocks(n, k, s)
     cfg[C_OBS_SIZE] = sum(b.size for b in obs)

@@ -11,6 +11,7 @@ import numpy as np
 
 from allfives_env.vector._jit import batch_kernel, kernel, prange
 from allfives_env.vector.kernels.features import write_action_features
+from allfives_env.vector.kernels.outlook import write_outlook_features
 from allfives_env.vector.kernels.turns import can_draw
 from allfives_env.vector.state import (
     BONE,
@@ -31,12 +32,14 @@ from allfives_env.vector.state import (
     F32,
     F64,
     FACE,
+    FEATURES_OUTLOOK,
     HAND_OVER,
     HANDS,
     I32,
     I64,
     LEAD,
     LEADER,
+    O_ACTION_OUTLOOK,
     O_ACTION_POINTS,
     O_COUNT,
     O_DRAWN,
@@ -151,8 +154,11 @@ def _tail(
 
 
 @kernel
-def write_observation(r: I32, cfg: I64, scores: F64, seat: int, o: F32, scr: I32) -> None:
-    """Write ``seat``'s observation into ``o`` (``Encoding.observe``)."""
+def write_observation(
+    r: I32, cfg: I64, scores: F64, seat: int, o: F32, scr: I32, fscr: F64
+) -> None:
+    """Write ``seat``'s observation into ``o`` (``Encoding.observe``); ``scr`` and ``fscr``
+    are the game's scratch rows (read only with action features)."""
     n = cfg[C_N]
     ph = r[PHASE]
     mine = ph == DRAWN and r[CUR] == seat
@@ -167,6 +173,8 @@ def write_observation(r: I32, cfg: I64, scores: F64, seat: int, o: F32, scr: I32
     _tail(r, cfg, scores, o, cfg[O_COUNT], seat, False, shown)
     if cfg[C_ACTION_FEATURES]:
         write_action_features(r, cfg, scores, seat, o, cfg[O_ACTION_POINTS], scr)
+    if cfg[C_ACTION_FEATURES] == FEATURES_OUTLOOK:
+        write_outlook_features(r, cfg, scores, seat, o, cfg[O_ACTION_OUTLOOK], scr, fscr)
 
 
 @kernel
@@ -195,14 +203,17 @@ def write_state(r: I32, cfg: I64, scores: F64, o: F32) -> None:
 
 
 @batch_kernel
-def observe_batch(st: I32, cfg: I64, scores: F64, seats: I64, out: F32, scratch: I32) -> None:
+def observe_batch(
+    st: I32, cfg: I64, scores: F64, seats: I64, out: F32, scratch: I32, fscratch: F64
+) -> None:
     """``out[i]`` = the observation of seat ``seats[i]`` of game ``i`` (-1: its seat to act,
-    or after its end the seat that acted last)."""
+    or after its end the seat that acted last); ``scratch`` and ``fscratch`` as
+    :class:`~allfives_env.vector.engine.VectorGame` holds them."""
     for i in prange(st.shape[0]):
         seat = seats[i]
         if seat < 0:
             seat = st[i, CUR]
-        write_observation(st[i], cfg, scores[i], seat, out[i], scratch[i])
+        write_observation(st[i], cfg, scores[i], seat, out[i], scratch[i], fscratch[i])
 
 
 @batch_kernel
