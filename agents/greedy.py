@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING
 
 from allfives_env.core.actions import DRAW_ID, SLOT_OF, TILE_OF, Action
 from allfives_env.core.scoring import count_points
 from allfives_env.core.tiles import PIPS
 from allfives_env.core.view import PlayerView
+
+if TYPE_CHECKING:
+    from allfives_env.vector.engine import VectorGame
+    from allfives_env.vector.state import I64, U64
 
 
 def placement_points(view: PlayerView, action: Action) -> int:
@@ -32,3 +37,11 @@ class GreedyAgent:
         if not placements:
             return view.legal_actions[0]
         return max(placements, key=lambda a: (placement_points(view, a), PIPS[TILE_OF[a]], -a))
+
+    def act_batch(self, vg: VectorGame, games: I64, rng: U64) -> I64:
+        """The greedy choices, compiled (:class:`~allfives_env.vector.agents.GreedyBatch`): the env
+        action :meth:`act` picks for the acting seat of each game in ``games``; ``rng`` is
+        not used."""
+        from allfives_env.vector.agents import GreedyBatch
+
+        return GreedyBatch().act_batch(vg, games, rng)

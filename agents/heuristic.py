@@ -39,11 +39,16 @@ deterministic (it uses no randomness at all).
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING
 
 from allfives_env.core.actions import DRAW_ID, TILE_OF, Action
 from allfives_env.core.tiles import PIPS
 from allfives_env.core.view import PlayerView
 from allfives_env.envs.outlook import Position, outlook, smallest_opponent_hand
+
+if TYPE_CHECKING:
+    from allfives_env.vector.engine import VectorGame
+    from allfives_env.vector.state import I64, U64
 
 W_NOW = 1.0
 """Weight of the points scored now."""
@@ -127,3 +132,11 @@ class HeuristicAgent:
     def act(self, view: PlayerView, rng: random.Random) -> Action:
         """The placement with the best evaluation (DRAW or PASS only when forced)."""
         return choose(Position.of_view(view), view.legal_actions)
+
+    def act_batch(self, vg: VectorGame, games: I64, rng: U64) -> I64:
+        """The env action :meth:`act` picks for the acting seat of each game in ``games``
+        (indices into ``vg``, each live), compiled (:mod:`agents.compiled`); ``rng`` is not
+        used."""
+        from agents.compiled import heuristic_actions
+
+        return heuristic_actions(vg, games)

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING
 
 from allfives_env.core.actions import Action
 from allfives_env.core.view import PlayerView
+
+if TYPE_CHECKING:
+    from allfives_env.vector.engine import VectorGame
+    from allfives_env.vector.state import I64, U64
 
 
 class RandomAgent:
@@ -17,3 +22,11 @@ class RandomAgent:
         """A uniformly random legal action."""
         legal = view.legal_actions
         return legal[rng.randrange(len(legal))]
+
+    def act_batch(self, vg: VectorGame, games: I64, rng: U64) -> I64:
+        """Uniform legal env actions for the acting seat of each game in ``games``, compiled
+        (:class:`~allfives_env.vector.agents.RandomBatch`: drawn from ``rng[i]``, so not the
+        choices :meth:`act` would make with a ``random.Random``)."""
+        from allfives_env.vector.agents import RandomBatch
+
+        return RandomBatch().act_batch(vg, games, rng)

@@ -7,7 +7,9 @@
   that calls a helper from another module would keep running the old helper after that module
   changed. :func:`_install_package_stamp` registers cache locators (for this package's files
   only) whose freshness stamp is the hash of every source file of ``allfives_env/vector``: any
-  change there recompiles every kernel. ``NUMBA_CACHE_DIR`` is honoured as usual.
+  change there recompiles every kernel. ``NUMBA_CACHE_DIR`` is honoured as usual. A module
+  outside the package that compiles kernels calling the package's helpers (the compiled agents)
+  registers itself with :func:`cache_with_package` to be stamped the same way.
 * Without numba installed, the decorators return the plain functions and :data:`prange` is
   ``range``: the package imports and runs (slowly) as pure Python.
 """
@@ -52,6 +54,10 @@ def package_stamp() -> str:
 PACKAGE_STAMP_ACTIVE = False
 """Whether the package-wide cache stamp is in force (numba's internals were as expected)."""
 
+_SOURCES: dict[str, str] = {}
+"""Source files outside the package registered by :func:`cache_with_package`: resolved path →
+the stamp of their kernels (shared with the locators of an earlier import of this module)."""
+
 
 def _install_package_stamp() -> None:
     """Put cache locators for this package's files first in numba's list (see module doc)."""
@@ -66,26 +72,38 @@ def _install_package_stamp() -> None:
     bases = [getattr(caching, n, None) for n in ("UserProvidedCacheLocator", "InTreeCacheLocator")]
     if not isinstance(classes, list) or any(b is None for b in bases):  # pragma: no cover
         return
-    global PACKAGE_STAMP_ACTIVE
+    global PACKAGE_STAMP_ACTIVE, _SOURCES
     PACKAGE_STAMP_ACTIVE = True
-    if any(getattr(c, "_allfives_vector", False) for c in classes):
-        return  # installed by an earlier import of this module
+    for c in classes:
+        if getattr(c, "_allfives_vector", False):  # installed by an earlier import
+            _SOURCES = c._allfives_sources
+            return
     stamp = package_stamp()
+    sources = _SOURCES
 
     def make(base: Any) -> Any:
         class PackageLocator(base):  # type: ignore[misc]
             _allfives_vector = True
+            _allfives_sources = sources
+            _allfives_stamp = stamp
 
             def get_source_stamp(self) -> str:
-                return stamp
+                return self._allfives_stamp
 
             @classmethod
             def from_function(cls, py_func: Any, py_file: str) -> Any:
+                path = Path(py_file).resolve()
                 try:
-                    Path(py_file).resolve().relative_to(PACKAGE_DIR)
+                    path.relative_to(PACKAGE_DIR)
+                    own = stamp
                 except ValueError:
-                    return None
-                return super().from_function(py_func, py_file)
+                    if str(path) not in sources:
+                        return None
+                    own = sources[str(path)]
+                locator = super().from_function(py_func, py_file)
+                if locator is not None:
+                    locator._allfives_stamp = own
+                return locator
 
         PackageLocator.__name__ = f"AllFivesVector{base.__name__}"
         return PackageLocator
@@ -94,6 +112,32 @@ def _install_package_stamp() -> None:
 
 
 _install_package_stamp()
+
+
+def cache_with_package(py_file: str, *also: str) -> None:
+    """Stamp the cached kernels of module file ``py_file`` (outside this package) with the
+    package's sources, ``py_file`` and the files ``also``: a change to any of them recompiles
+    those kernels, as a change in the package does its own.
+
+    Call it at the top of the module, before its kernels are decorated (numba picks a cache
+    locator when it decorates). Without numba, or where numba's internals differ, it does
+    nothing and numba's own cache (stamped by ``py_file`` alone) stays in force.
+    """
+    h = hashlib.sha256(package_stamp().encode())
+    for name in (py_file, *also):
+        path = Path(name).resolve()
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    _SOURCES[str(Path(py_file).resolve())] = h.hexdigest()
+
+
+def source_stamp(dispatcher: Any) -> str | None:
+    """The stamp the on-disk cache of a compiled function (a :func:`kernel`, or one build of
+    a :func:`batch_kernel`) is checked against; ``None`` without a cache."""
+    cache = getattr(dispatcher, "_cache", None)
+    impl = getattr(cache, "_impl", None)
+    locator = getattr(impl, "locator", None)
+    return None if locator is None else str(locator.get_source_stamp())
 
 
 def _helper_options() -> dict[str, Any]:

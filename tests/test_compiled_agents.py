@@ -1,0 +1,182 @@
+"""The compiled agents against the Python ones: the same choice in every position.
+
+For every preset and table (2, 3, 4 in partnerships, 4 each for himself) a batch of games is
+played by a mix of the compiled heuristic, greedy and random, and mirrored by core games dealt
+the same deals. In every position the compiled heuristic (``HeuristicAgent.act_batch``) must pick
+the env action ``HeuristicAgent.act`` picks on the seat's view, and its evaluation of every legal
+placement must equal ``heuristic.evaluate`` as a float64; ``GreedyAgent.act_batch`` must pick what
+``GreedyAgent.act`` picks. Leads, plain play, drawn tiles pending, forced draws and passes, last
+tiles and five_up's exact target are all met (the test counts them).
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from collections import Counter
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from agents import GreedyAgent, HeuristicAgent, RandomAgent
+from agents import heuristic as heuristic_module
+from agents.heuristic import danger_of, evaluate
+from allfives_env.core.actions import DRAW_ID
+from allfives_env.core.events import Phase
+from allfives_env.core.game import Game
+from allfives_env.core.rules import PRESETS, Rules
+from allfives_env.envs.outlook import Position
+from allfives_env.vector import VectorGame, policy_rng
+from allfives_env.vector.agents import RandomBatch, batch_agent
+
+NUM_GAMES = 12
+STEPS = 500  # 12 games x 500 steps = 6,000 positions per table
+
+TABLES = [(p, n, partners) for p in PRESETS for n, partners in ((2, 1), (3, 1), (4, 1), (4, 0))]
+IDS = [f"{p}-{n}p{'' if t else '-solo'}" for p, n, t in TABLES]
+
+
+def mirror(vg: VectorGame, i: int) -> Game:
+    """A core game at the start of game ``i``'s episode."""
+    return Game(vg.rules, deal=vg.deal(i))
+
+
+def play(
+    rules: Rules, num_games: int, steps: int, seed: int, episode: str = "match"
+) -> Counter[str]:
+    """Play ``steps`` steps of ``num_games`` games, comparing the compiled agents with the
+    Python ones in every position; return what was met."""
+    from agents.compiled import heuristic_values
+
+    vg = VectorGame(rules, num_games, episode=episode, max_cycles=None)
+    enc = vg.encoding
+    vg.reset(np.arange(num_games) + 100 * seed)
+    games = [mirror(vg, i) for i in range(num_games)]
+    heuristic, greedy = HeuristicAgent(), GreedyAgent()
+    prng = policy_rng(seed, num_games)
+    rng = random.Random(seed)
+    everyone = np.arange(num_games, dtype=np.int64)
+    next_seed = 1_000_000 + 1000 * seed
+    met: Counter[str] = Counter()
+    for step in range(steps):
+        chosen = heuristic.act_batch(vg, everyone, prng)
+        greedy_chosen = greedy.act_batch(vg, everyone, prng)
+        assert chosen.dtype == np.int64 and chosen.shape == (num_games,)
+        for i, g in enumerate(games):
+            seat = g.current_player
+            assert seat is not None and seat == vg.current_player[i], vg.describe(i)
+            # the engine's own view now and then (it replays the hand), else the mirror's
+            view = vg.view(i) if (step + i) % 8 == 0 else g.view(seat)
+            want = enc.to_env[heuristic.act(view, rng)]
+            assert chosen[i] == want, (vg.describe(i), step, chosen[i], want)
+            assert greedy_chosen[i] == enc.to_env[greedy.act(view, rng)], vg.describe(i)
+            placements = [a for a in view.legal_actions if a < DRAW_ID]
+            if (step + i) % 3 == 0 and len(placements) > 1:
+                values = heuristic_values(vg, i)
+                pos = Position.of_view(view)
+                danger = danger_of(pos)
+                for a in placements:
+                    v = values[enc.to_env[a]]
+                    assert v == evaluate(pos, a, danger), (vg.describe(i), step, str(a))
+                met["evaluated"] += len(placements)
+            met[view.phase.name] += 1
+            met["single" if len(placements) == 1 else "forced" if not placements else "choice"] += 1
+            met["last_tile"] += len(view.hand) == 1 and bool(placements)
+            if rules.exact_target and rules.target - g.scores[rules.side_of(seat)] <= 10:
+                met["near_exact_target"] += 1
+        actions = vg.random_actions(prng)
+        actions[: num_games // 2] = chosen[: num_games // 2]
+        actions[num_games // 2 :: 3] = greedy_chosen[num_games // 2 :: 3]
+        _, terminated, truncated = vg.step(actions)
+        for i, g in enumerate(games):
+            g.apply(enc.to_engine[int(actions[i])])
+            if terminated[i] or truncated[i]:
+                met["episodes"] += 1
+                next_seed += 1
+                vg.reset_games([i], [next_seed])
+                games[i] = mirror(vg, i)
+            elif g.is_hand_over:
+                g.deal(deal=vg.deal(i))
+    return met
+
+
+@pytest.mark.parametrize("c", range(len(TABLES)), ids=IDS)
+def test_compiled_heuristic_and_greedy_choose_as_the_python_agents(c: int) -> None:
+    preset, n, partners = TABLES[c]
+    rules = Rules.preset(preset, n, partnerships=bool(partners))
+    # hand episodes at some tables (long solo matches end sooner); five_up plays its matches
+    # out for the positions near its exact target
+    episode = "hand" if c % 4 == 3 and not rules.exact_target else "match"
+    met = play(rules, NUM_GAMES, STEPS, c, episode)
+    assert met[Phase.LEAD.name] and met[Phase.PLAY.name] and met["evaluated"]
+    assert bool(met[Phase.DRAWN.name]) != rules.draw_when_able
+    assert met["choice"] and met["single"] and met["forced"] and met["last_tile"]
+    assert met["episodes"]
+    if rules.exact_target:
+        assert met["near_exact_target"]
+
+
+def test_the_parallel_build_chooses_the_same() -> None:
+    # 96 games: the parallel build of the batch kernel (the tests above run the serial one)
+    met = play(Rules.preset("pagat", 4), 96, 12, 77)
+    assert met["choice"]
+
+
+def test_act_batch_answers_for_the_listed_games_only() -> None:
+    rules = Rules.preset("five_up", 3)
+    vg = VectorGame(rules, 10)
+    vg.reset(3)
+    prng = policy_rng(4, 10)
+    agent = batch_agent("heuristic")
+    assert isinstance(agent, HeuristicAgent)
+    for _ in range(20):
+        everyone = agent.act_batch(vg, np.arange(10, dtype=np.int64), prng)
+        some = np.array([7, 2, 5], np.int64)
+        assert np.array_equal(agent.act_batch(vg, some, prng), everyone[some])
+        assert agent.act_batch(vg, np.zeros(0, np.int64), prng).shape == (0,)
+        vg.step(everyone)
+
+
+def test_random_and_greedy_act_batch_delegate_to_the_batch_agents() -> None:
+    rules = Rules.preset("pyatyorka", 4)
+    vg = VectorGame(rules, 6)
+    vg.reset(8)
+    games = np.arange(6, dtype=np.int64)
+    mine, theirs = policy_rng(5, 6), policy_rng(5, 6)
+    for _ in range(25):
+        a = RandomAgent().act_batch(vg, games, mine)
+        assert np.array_equal(a, RandomBatch().act_batch(vg, games, theirs))
+        assert np.array_equal(mine, theirs)
+        assert np.array_equal(GreedyAgent().act_batch(vg, games, mine), vg.greedy_actions())
+        vg.step(a)
+
+
+def test_the_weights_are_read_from_the_heuristic_module() -> None:
+    from agents import compiled
+
+    w = compiled.weights()
+    assert w[0] == heuristic_module.W_NOW and w[-1] == heuristic_module.WIN
+    assert list(compiled.danger_table()) == [*heuristic_module.DANGER, heuristic_module.DANGER_FAR]
+
+
+def test_compiled_kernels_cache_by_the_package_and_the_heuristic() -> None:
+    from agents import compiled
+    from allfives_env.vector import _jit
+
+    assert _jit.PACKAGE_STAMP_ACTIVE
+    stamp = _jit.source_stamp(compiled.heuristic_batch.serial)  # type: ignore[attr-defined]
+    assert stamp is not None and stamp != _jit.package_stamp()
+    assert stamp == _jit.source_stamp(compiled.evaluate)
+    # the same stamp again from the same files: what a fresh process computes
+    before = dict(_jit._SOURCES)
+    _jit.cache_with_package(compiled.__file__, heuristic_module.__file__)
+    assert before == _jit._SOURCES
+
+
+def test_importing_agents_does_not_import_numba() -> None:
+    code = "import sys, agents; print('numba' in sys.modules, 'agents.compiled' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
