@@ -6,19 +6,22 @@
 (:func:`heuristic_action` mirrors ``heuristic.choose`` and ``heuristic.evaluate``, on the
 outlook kernel :func:`allfives_env.vector.kernels.outlook.outlook`, which mirrors
 ``envs.outlook.outlook``), with the same float64 operations in the same order, the same weights
-(read from :mod:`agents.heuristic` at each call) and the same tie-break: the best value, then
-the heavier tile, then the lower action id. DRAW or PASS only when no placement is legal; no
-randomness. ``tests/test_compiled_agents.py`` pins it to the Python agent.
+(``HeuristicAgent.act_batch`` hands over :func:`agents.heuristic.weights` at each call) and the
+same tie-break: the best value, then the heavier tile, then the lower action id. DRAW or PASS
+only when no placement is legal; no randomness. ``tests/test_compiled_agents.py`` pins it to
+the Python agent.
 
 This module imports numba (through :mod:`allfives_env.vector`); :mod:`agents.heuristic` imports
-it only inside ``HeuristicAgent.act_batch``, so ``import agents`` stays cheap.
+it only inside ``HeuristicAgent.act_batch``, so ``import agents`` stays cheap. It does not
+import :mod:`agents.heuristic` (no circle): the weights come in as arguments.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import numpy as np
 
-from agents import heuristic
 from allfives_env.vector._jit import batch_kernel, cache_with_package, kernel, prange
 from allfives_env.vector.engine import VectorGame
 from allfives_env.vector.kernels import layout
@@ -44,33 +47,33 @@ from allfives_env.vector.state import (
 )
 
 # The kernels below call the package's helpers: stamp their cache with the package's sources
-# and the weights' module too (before the first decorator, where numba picks its cache).
-cache_with_package(__file__, heuristic.__file__)
+# (before the first decorator, where numba picks its cache).
+cache_with_package(__file__)
 
-# indices into the weights vector (``weights()``)
+WEIGHT_NAMES = (
+    "W_NOW", "W_OPP", "W_OPP_DRAW", "W_SETUP", "W_SHED", "W_VARIETY", "W_DOUBLE", "W_STUCK",
+    "W_PARTNER", "W_PARTNER_STUCK", "WIN",
+)  # fmt: skip
+"""The weights of :mod:`agents.heuristic` in the order of the kernels' weight vector."""
 (
     _W_NOW, _W_OPP, _W_OPP_DRAW, _W_SETUP, _W_SHED, _W_VARIETY, _W_DOUBLE, _W_STUCK, _W_PARTNER,
     _W_PARTNER_STUCK, _WIN,
-) = range(11)  # fmt: skip
+) = range(len(WEIGHT_NAMES))  # fmt: skip
 
 
-def weights() -> F64:
-    """The heuristic's weights as the kernels read them: ``W_NOW``, ``W_OPP``,
-    ``W_OPP_DRAW``, ``W_SETUP``, ``W_SHED``, ``W_VARIETY``, ``W_DOUBLE``, ``W_STUCK``,
-    ``W_PARTNER``, ``W_PARTNER_STUCK``, ``WIN`` (from :mod:`agents.heuristic`, now)."""
-    h = heuristic
-    return np.array(
-        [
-            h.W_NOW, h.W_OPP, h.W_OPP_DRAW, h.W_SETUP, h.W_SHED, h.W_VARIETY, h.W_DOUBLE,
-            h.W_STUCK, h.W_PARTNER, h.W_PARTNER_STUCK, h.WIN,
-        ],
-        np.float64,
-    )  # fmt: skip
+def weight_vector(weights: Mapping[str, float]) -> F64:
+    """``weights`` (every name of :data:`WEIGHT_NAMES`) as the kernels' float64 vector.
+
+    Raises:
+        KeyError: for a missing weight.
+    """
+    return np.array([float(weights[name]) for name in WEIGHT_NAMES], np.float64)
 
 
-def danger_table() -> F64:
-    """``DANGER`` by the smallest opponent hand, then ``DANGER_FAR`` (for any larger hand)."""
-    return np.array([*heuristic.DANGER, heuristic.DANGER_FAR], np.float64)
+def danger_vector(danger: Sequence[float], far: float) -> F64:
+    """The danger weight by the smallest opponent hand (``danger``), then ``far`` for any
+    larger hand, as the kernels read it."""
+    return np.array([*danger, far], np.float64)
 
 
 @kernel
@@ -224,25 +227,27 @@ def write_values(
                     out[t * s_count + s] = evaluate(r, cfg, scores, seat, t, s, danger, w, scr, buf)
 
 
-def heuristic_values(vg: VectorGame, i: int) -> F64:
+def heuristic_values(vg: VectorGame, i: int, weights: F64, danger_by_size: F64) -> F64:
     """The evaluation of every legal placement of game ``i``'s acting seat, by env action id
-    (``heuristic.evaluate``; NaN for the other actions and in a game between hands)."""
+    (``heuristic.evaluate``; NaN for the other actions and in a game between hands), with the
+    weights of :func:`weight_vector` and :func:`danger_vector`."""
     out = np.empty(vg.num_actions, np.float64)
     scratch = np.empty(SCRATCH_WIDTH, np.int32)
     fscratch = np.empty(FSCRATCH_WIDTH, np.float64)
     row = vg.st[i]
-    write_values(row, vg.cfg, vg.scores_[i], weights(), danger_table(), scratch, fscratch, out)
+    write_values(row, vg.cfg, vg.scores_[i], weights, danger_by_size, scratch, fscratch, out)
     return out
 
 
-def heuristic_actions(vg: VectorGame, games: I64) -> I64:
+def heuristic_actions(vg: VectorGame, games: I64, weights: F64, danger_by_size: F64) -> I64:
     """The heuristic's env action for the acting seat of each game in ``games`` (indices into
-    ``vg``; -1 for a game that is done)."""
+    ``vg``; -1 for a game that is done), with the weights of :func:`weight_vector` and
+    :func:`danger_vector`."""
     idx = np.ascontiguousarray(games, np.int64)
     out = np.empty(idx.size, np.int64)
     scratch = np.empty((idx.size, SCRATCH_WIDTH), np.int32)
     fscratch = np.empty((idx.size, FSCRATCH_WIDTH), np.float64)
-    heuristic_batch(
-        idx, vg.st, vg.cfg, vg.scores_, weights(), danger_table(), scratch, fscratch, out
-    )
+    w = np.ascontiguousarray(weights, np.float64)
+    d = np.ascontiguousarray(danger_by_size, np.float64)
+    heuristic_batch(idx, vg.st, vg.cfg, vg.scores_, w, d, scratch, fscratch, out)
     return out

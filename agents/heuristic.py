@@ -79,6 +79,24 @@ DANGER_FAR = 0.1
 """Danger weight while every opponent holds five tiles or more."""
 
 
+def weights() -> dict[str, float]:
+    """The weights above by name (``W_*`` and ``WIN``), as they stand now (the compiled
+    heuristic reads them from here)."""
+    return {
+        "W_NOW": W_NOW,
+        "W_OPP": W_OPP,
+        "W_OPP_DRAW": W_OPP_DRAW,
+        "W_SETUP": W_SETUP,
+        "W_SHED": W_SHED,
+        "W_VARIETY": W_VARIETY,
+        "W_DOUBLE": W_DOUBLE,
+        "W_STUCK": W_STUCK,
+        "W_PARTNER": W_PARTNER,
+        "W_PARTNER_STUCK": W_PARTNER_STUCK,
+        "WIN": WIN,
+    }
+
+
 def danger_of(pos: Position) -> float:
     """:data:`DANGER` for the smallest opponent hand (how soon the hand may end)."""
     smallest = smallest_opponent_hand(pos)
@@ -137,6 +155,7 @@ class HeuristicAgent:
         """The env action :meth:`act` picks for the acting seat of each game in ``games``
         (indices into ``vg``, each live), compiled (:mod:`agents.compiled`); ``rng`` is not
         used."""
-        from agents.compiled import heuristic_actions
+        from agents.compiled import danger_vector, heuristic_actions, weight_vector
 
-        return heuristic_actions(vg, games)
+        w = weight_vector(weights())
+        return heuristic_actions(vg, games, w, danger_vector(DANGER, DANGER_FAR))

@@ -49,7 +49,10 @@ def play(
 ) -> Counter[str]:
     """Play ``steps`` steps of ``num_games`` games, comparing the compiled agents with the
     Python ones in every position; return what was met."""
-    from agents.compiled import heuristic_values
+    from agents.compiled import danger_vector, heuristic_values, weight_vector
+
+    weights = weight_vector(heuristic_module.weights())
+    danger_by_size = danger_vector(heuristic_module.DANGER, heuristic_module.DANGER_FAR)
 
     vg = VectorGame(rules, num_games, episode=episode, max_cycles=None)
     enc = vg.encoding
@@ -75,7 +78,7 @@ def play(
             assert greedy_chosen[i] == enc.to_env[greedy.act(view, rng)], vg.describe(i)
             placements = [a for a in view.legal_actions if a < DRAW_ID]
             if (step + i) % 3 == 0 and len(placements) > 1:
-                values = heuristic_values(vg, i)
+                values = heuristic_values(vg, i, weights, danger_by_size)
                 pos = Position.of_view(view)
                 danger = danger_of(pos)
                 for a in placements:
@@ -154,12 +157,19 @@ def test_random_and_greedy_act_batch_delegate_to_the_batch_agents() -> None:
         vg.step(a)
 
 
-def test_the_weights_are_read_from_the_heuristic_module() -> None:
+def test_the_weights_are_the_heuristic_modules_as_they_stand(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from agents import compiled
 
-    w = compiled.weights()
-    assert w[0] == heuristic_module.W_NOW and w[-1] == heuristic_module.WIN
-    assert list(compiled.danger_table()) == [*heuristic_module.DANGER, heuristic_module.DANGER_FAR]
+    names = set(compiled.WEIGHT_NAMES)
+    assert names == set(heuristic_module.weights())
+    assert names == {n for n in vars(heuristic_module) if n.startswith("W_")} | {"WIN"}
+    # other weights, other choices: the compiled agent follows the module's values
+    monkeypatch.setattr(heuristic_module, "W_OPP", -3.0)
+    monkeypatch.setattr(heuristic_module, "W_SHED", 0.0)
+    monkeypatch.setattr(heuristic_module, "DANGER", (2.0, 1.5, 1.0, 0.5, 0.25))
+    play(Rules.preset("pagat", 2), 6, 60, 5)
 
 
 def test_compiled_kernels_cache_by_the_package_and_the_heuristic() -> None:
@@ -172,7 +182,7 @@ def test_compiled_kernels_cache_by_the_package_and_the_heuristic() -> None:
     assert stamp == _jit.source_stamp(compiled.evaluate)
     # the same stamp again from the same files: what a fresh process computes
     before = dict(_jit._SOURCES)
-    _jit.cache_with_package(compiled.__file__, heuristic_module.__file__)
+    _jit.cache_with_package(compiled.__file__)
     assert before == _jit._SOURCES
 
 
