@@ -1,26 +1,35 @@
-"""Self-play training of an All Fives agent with sb3-contrib's MaskablePPO.
+"""Self-play training of an All Fives agent: imitation of the heuristic, then PPO, on the
+batched engine.
 
     python train.py                                  # the default config: pagat, 2 players
     python train.py --config configs/smoke.yaml      # a few thousand steps (what CI runs)
-    python train.py --config configs/team4.yaml --total_timesteps 2000000 --name team4-long
+    python train.py --config configs/team4.yaml --total_timesteps 4000000 --name team4-long
 
-One readable script, top to bottom (CleanRL style):
+One readable script, top to bottom (in the manner of CleanRL's ``ppo.py``):
 
-1. ``Config`` — every field has a one-line docstring; ``configs/*.yaml`` use exactly these names
-   (an unknown key or a bad value is an error before anything runs); ``--field value`` overrides.
-2. The self-play environment — one learner seat (drawn at random each episode) against
-   opponents, and in 4 players a partner, drawn from a pool of the learner's frozen past
-   snapshots and baseline agents (``OpponentPool``).
-3. Callbacks — pool snapshots, periodic evaluation against the baselines with the project's
-   evaluator (duplicate deals, 95% confidence intervals), best and latest checkpoints,
-   TensorBoard scalars, a progress bar, and a resume point after every update.
-4. The end — a final evaluation, ``report.json`` and ``learning_curve.png`` in the run folder.
+1. ``Config`` — every field has a one-line docstring (``--help`` prints them); ``configs/*.yaml``
+   use exactly these names; ``--field value`` overrides. Anything wrong is one line, exit 2,
+   before anything runs.
+2. The table — :class:`~allfives_env.vector.single_agent.LearnerBatch`: ``num_envs`` games on
+   the batched engine, the learner at one seat of each (drawn every episode), every other seat
+   (the partner too, in 4 players) drawn each episode from a pool of the learner's frozen
+   snapshots and baseline agents (the heuristic runs compiled).
+3. The network — :class:`agents.policy_net.ScorerNet`: a trunk on the global observation, and
+   one small network shared by all placements that scores each from its public outlook
+   (``action_features="outlook"``), weighed by the position.
+4. Warm start — imitation of the heuristic: the learner plays (at first mostly the teacher's
+   moves), and is trained to pick what the heuristic picks in the positions it meets (its
+   critic learns the returns at the same time).
+5. PPO — clipped surrogate, GAE, masked actions, snapshots into the pool, periodic evaluation
+   with the project's duplicate-deal evaluator, ``best.zip`` (best mean win rate) and
+   ``latest.zip``, TensorBoard scalars, a progress bar, and a resume point after every update.
+6. The end — a final evaluation of ``best.zip``, ``report.json`` and ``learning_curve.png``.
 
-Resume: a run folder (``runs/<name>``) holds everything needed to continue: the model with its
-optimizer, the pool, the counters, every environment's state and every RNG's state, saved after
-each rollout. Running the same command again after Ctrl-C or a kill continues from there (it
-says so); a finished run is not restarted, and a different config for the same name is refused
-(use ``--name`` or ``--fresh``).
+Resume: a run folder (``runs/<name>``) holds everything needed to continue: the network and its
+optimizer, the pool, the games in the middle of play, the counters and every generator's state,
+saved after each update. Running the same command again after Ctrl-C or a kill continues from
+there, bit for bit; a finished run is not restarted unless ``total_timesteps`` grows; a
+different config for the same name is refused (use ``--name`` or ``--fresh``).
 """
 
 from __future__ import annotations
@@ -43,8 +52,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
-TRAIN_EXTRAS = ("yaml", "tyro", "torch", "stable_baselines3", "sb3_contrib", "tqdm", "matplotlib")
-"""The modules of the ``[train]`` extras that training needs."""
+TRAIN_EXTRAS = ("yaml", "tyro", "torch", "tensorboard", "tqdm", "matplotlib", "numba")
+"""The modules of the ``[train]`` extras (and numba) that training needs."""
 
 
 def _missing_extras() -> list[str]:
@@ -64,7 +73,6 @@ import tyro  # noqa: E402
 import yaml  # noqa: E402
 
 from allfives_env.core.rules import Rules  # noqa: E402
-from allfives_env.envs.single_agent import AllFivesSingleAgentEnv  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent
 
@@ -91,56 +99,75 @@ class Config:
     """Reward: ``win`` (terminal ±1), ``points`` (dense score difference / target) or both."""
     forced_actions: str = "auto"
     """``auto``: forced draws and passes are taken for the learner; ``explicit``: it takes them."""
-    action_features: bool = True
-    """Show the learner, per legal placement, the points it scores and the best reply it allows."""
-    total_timesteps: int = 1_000_000
-    """Learner steps (its own decisions) to train for."""
+    action_features: str = "outlook"
+    """Per-placement inputs: ``basic`` (points now, best reply) or ``outlook`` (also the threat,
+    the chance the next seat is stuck, setup, pips kept, variety...)."""
+    total_timesteps: int = 4_000_000
+    """Learner steps (its own decisions) of PPO, after the warm start."""
     seed: int = 0
     """Seed of everything: deals, seats, opponents, network init and sampling."""
-    n_envs: int = 8
-    """Environments stepped together (in this process)."""
-    n_steps: int = 256
-    """Steps per environment per rollout."""
-    batch_size: int = 512
-    """Minibatch size of the PPO update."""
-    n_epochs: int = 4
+    num_envs: int = 256
+    """Games stepped together on the batched engine."""
+    num_steps: int = 64
+    """Steps per game per rollout (a rollout is num_envs × num_steps learner steps)."""
+    num_minibatches: int = 8
+    """Minibatches per rollout in each PPO epoch."""
+    update_epochs: int = 4
     """Passes over each rollout in the update."""
-    learning_rate: float = 3e-4
-    """Adam step size."""
+    learning_rate: float = 2.5e-4
+    """Adam step size (annealed linearly to 0 over the run when anneal_lr)."""
+    anneal_lr: bool = True
+    """Anneal the learning rate linearly to 0 over total_timesteps."""
     gamma: float = 0.995
     """Discount factor."""
     gae_lambda: float = 0.95
     """GAE lambda."""
-    clip_range: float = 0.2
+    clip_coef: float = 0.2
     """PPO clip range."""
-    ent_coef: float = 0.01
+    ent_coef: float = 0.003
     """Entropy bonus."""
     vf_coef: float = 0.5
     """Value-loss weight."""
-    net_arch: list[int] = field(default_factory=lambda: [256, 256])
-    """Hidden layer sizes of the policy and value networks."""
+    max_grad_norm: float = 0.5
+    """Gradient clipping."""
+    actor_arch: list[int] = field(default_factory=lambda: [256, 256])
+    """Hidden layer sizes of the actor's trunk."""
+    critic_arch: list[int] = field(default_factory=lambda: [256, 256])
+    """Hidden layer sizes of the critic."""
+    context_dim: int = 32
+    """Size of the context vector that weighs each placement's features."""
+    imitation_samples: int = 600_000
+    """Learner steps of the warm start (imitation of imitation_teacher); 0: none."""
+    imitation_epochs: int = 2
+    """Passes over each rollout in the warm start."""
+    imitation_teacher: str = "heuristic"
+    """The agent imitated in the warm start."""
+    teacher_prob: float = 0.5
+    """In the warm start, the chance the teacher's move is played (else the learner's)."""
     pool_size: int = 8
     """Frozen snapshots of the learner kept as opponents (oldest dropped first)."""
-    snapshot_every: int = 40_000
+    snapshot_every: int = 400_000
     """Learner steps between snapshots added to the pool."""
-    baselines: list[str] = field(default_factory=lambda: ["random", "greedy", "heuristic"])
+    baselines: list[str] = field(default_factory=lambda: ["heuristic", "greedy"])
     """Baseline agent specs that may take an opponent's (or the partner's) seat."""
-    baseline_prob: float = 0.5
+    baseline_prob: float = 0.75
     """Chance that a seat goes to a baseline rather than a snapshot."""
     latest_prob: float = 0.5
     """Chance that a snapshot seat gets the newest snapshot (else one drawn at random)."""
-    eval_every: int = 100_000
+    eval_every: int = 1_000_000
     """Learner steps between evaluations."""
     eval_matches: int = 200
-    """Duplicate-deal matches per baseline in each periodic evaluation."""
+    """Duplicate-deal matches per opponent in each periodic evaluation."""
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "heuristic"])
     """Agent specs evaluated against (the best checkpoint is the best mean win rate)."""
     final_eval_matches: int = 1000
     """Matches per opponent in the final evaluation."""
     eval_processes: int = 2
     """Processes the evaluator may use."""
-    torch_threads: int = 1
-    """Threads torch may use for the update."""
+    torch_threads: int = 2
+    """Threads torch may use."""
+    engine_threads: int = 2
+    """Threads the batched engine may use."""
     progress: bool = True
     """Show a progress bar."""
 
@@ -191,27 +218,40 @@ class Config:
             (bool(self.eval_opponents), "eval_opponents", "at least one agent spec"),
         ]
         for key in (
-            "total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "pool_size",
-            "snapshot_every", "eval_every", "eval_matches", "eval_processes", "torch_threads",
+            "total_timesteps", "num_envs", "num_steps", "num_minibatches", "update_epochs",
+            "pool_size", "snapshot_every", "eval_every", "eval_matches", "eval_processes",
+            "torch_threads", "engine_threads", "context_dim", "imitation_epochs",
         ):  # fmt: skip
             checks.append((getattr(self, key) >= 1, key, "at least 1"))
-        checks.append((self.final_eval_matches >= 0, "final_eval_matches", "at least 0"))
+        for key in ("final_eval_matches", "imitation_samples"):
+            checks.append((getattr(self, key) >= 0, key, "at least 0"))
+        checks.append(
+            (
+                self.num_envs * self.num_steps % self.num_minibatches == 0,
+                "num_minibatches",
+                "a divisor of num_envs × num_steps",
+            )
+        )
+        checks.append(
+            (self.action_features in ("basic", "outlook"), "action_features", "basic or outlook")
+        )
         for f in dataclasses.fields(self):
             if f.type == "float":
                 value = getattr(self, f.name)
                 checks.append((math.isfinite(value), f.name, "a finite number"))
-        for key in ("baseline_prob", "latest_prob", "gae_lambda", "gamma"):
+        for key in ("baseline_prob", "latest_prob", "gae_lambda", "gamma", "teacher_prob"):
             checks.append((0.0 <= getattr(self, key) <= 1.0, key, "between 0 and 1"))
-        for key in ("learning_rate", "clip_range"):
+        for key in ("learning_rate", "clip_coef", "max_grad_norm"):
             checks.append((getattr(self, key) > 0, key, "positive"))
-        checks.append(
-            (all(h >= 1 for h in self.net_arch) and bool(self.net_arch), "net_arch", "sizes ≥ 1")
-        )
+        for key in ("actor_arch", "critic_arch"):
+            sizes = getattr(self, key)
+            checks.append((bool(sizes) and all(h >= 1 for h in sizes), key, "sizes ≥ 1"))
         for ok, key, what in checks:
             if not ok:
                 raise ConfigError(f"config {key!r} must be {what}, not {getattr(self, key)!r}")
-        for key in ("baselines", "eval_opponents"):
-            for spec in getattr(self, key):
+        for key in ("baselines", "eval_opponents", "imitation_teacher"):
+            specs = getattr(self, key)
+            for spec in [specs] if isinstance(specs, str) else specs:
                 try:
                     agent = make_agent(spec)
                     check_rules = getattr(agent, "check_rules", None)
@@ -322,96 +362,249 @@ def _box_text(text: str) -> str:
     return " ".join(lines[1:] or lines)
 
 
-# ----------------------------------------------------------------------------- 2. self-play env
+# ----------------------------------------------------------------------------- 2. the table
 
 
-class PolicyOpponent:
-    """A frozen snapshot as an opponent: samples the policy's masked action distribution."""
+class Pool:
+    """Who may sit at the learner's table: baseline agents and the learner's frozen snapshots.
 
-    def __init__(self, policy: Any, rng: random.Random):
-        self.policy = policy
-        self.rng = rng
+    The lineup is the baselines, then every snapshot ever taken (so a game's seating stays
+    valid while new snapshots arrive); a seat is drawn among the baselines and the newest
+    ``pool_size`` snapshots.
+    """
 
-    def __call__(self, observation: dict[str, Any]) -> int:
-        return int(
-            self.policy.choose(observation["observation"], observation["action_mask"], self.rng)
-        )
-
-
-class OpponentPool:
-    """The learner's frozen past snapshots plus baseline agents, sampled per seat."""
-
-    def __init__(self, cfg: Config, rng: random.Random):
-        from agents.registry import make_agent
+    def __init__(self, cfg: Config, spec: Any):
+        from allfives_env.vector.agents import batch_agent
 
         self.cfg = cfg
-        self.rng = rng
-        self.snapshots: list[Any] = []  # MlpPolicy, oldest first
-        self.baselines = {spec: make_agent(spec) for spec in cfg.baselines}
-        self.opponent_rng = random.Random(rng.random())
+        self.spec = spec
+        self.baselines = [batch_agent(s) for s in cfg.baselines]
+        self.snapshots: list[Any] = []  # ScorerPolicy, oldest first
+        self.agents: list[Any] = list(self.baselines)
 
     def add(self, policy: Any) -> None:
-        """Add a snapshot, dropping the oldest past ``pool_size``."""
+        """Add a snapshot (it plays by sampling its policy)."""
+        from agents.learned import LearnedAgent
+
         self.snapshots.append(policy)
-        del self.snapshots[: -self.cfg.pool_size]
+        k = len(self.snapshots)
+        self.agents.append(LearnedAgent(self.spec, policy, name=f"snapshot{k}", sample=True))
 
-    def sample(self) -> Any:
-        """An opponent for one seat of one episode.
+    def pick(self, games: Any, seats: Any, rng: Any) -> Any:
+        """Lineup indices for ``seats`` of ``games`` in the episodes starting now."""
+        from allfives_env.vector.agents import draw_bits
 
-        Before the first snapshot exists (while the environments are first reset, before the
-        model is built) a pool without baselines seats the random agent.
-        """
+        def uniforms() -> Any:
+            return (draw_bits(rng, games) >> np.uint64(11)).astype(np.float64) / 2.0**53
+
         cfg = self.cfg
-        if not self.snapshots and not self.baselines:
-            from agents.random_agent import RandomAgent
-
-            return RandomAgent()
-        if self.baselines and (not self.snapshots or self.rng.random() < cfg.baseline_prob):
-            return self.baselines[self.rng.choice(sorted(self.baselines))]
-        if self.rng.random() < cfg.latest_prob:
-            policy = self.snapshots[-1]
-        else:
-            policy = self.snapshots[self.rng.randrange(len(self.snapshots))]
-        return PolicyOpponent(policy, self.opponent_rng)
-
-
-class SelfPlayEnv(AllFivesSingleAgentEnv):
-    """The learner at a random seat; every other seat drawn from the pool at each reset."""
-
-    pool: OpponentPool | None = None
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        assert self.pool is not None, "bind a pool first"
-        n = self.rules.num_players
-        self.set_opponents({s: self.pool.sample() for s in range(n)})  # the learner's is unused
-        return super().reset(seed=seed, options=options)
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state["pool"] = None  # saved on its own; rebound on resume
-        return state
+        nb, ns = len(self.baselines), len(self.snapshots)
+        u_kind, u_base, u_latest, u_old = uniforms(), uniforms(), uniforms(), uniforms()
+        recent = min(ns, cfg.pool_size)
+        base = np.minimum((u_base * max(nb, 1)).astype(np.int64), max(nb, 1) - 1)
+        old = nb + ns - recent + np.minimum((u_old * max(recent, 1)).astype(np.int64), recent - 1)
+        snap = np.where(u_latest < cfg.latest_prob, nb + ns - 1, old)
+        if ns == 0:
+            return base
+        if nb == 0:
+            return snap
+        return np.where(u_kind < cfg.baseline_prob, base, snap)
 
 
-def make_selfplay_env(cfg: Config, pool: OpponentPool, index: int) -> SelfPlayEnv:
-    """One training environment, seeded from the config seed and its index."""
-    env = SelfPlayEnv(
-        rules=cfg.rules(),
+def make_table(cfg: Config, pool: Pool) -> Any:
+    """The learner's games: ``num_envs`` games on the batched engine, dealt from the seed."""
+    from allfives_env.vector.single_agent import LearnerBatch
+
+    batch = LearnerBatch(
+        cfg.num_envs,
+        cfg.rules(),
+        opponents="random",  # replaced by the pool's picks below
         episode=cfg.episode,
         reward=cfg.reward,
         forced_actions=cfg.forced_actions,
         action_features=cfg.action_features,
-        illegal_action="raise",
     )
-    env.pool = pool
-    env.reset(seed=cfg.seed * 1000 + index)
-    return env
+    batch.set_lineup(pool.agents, pool.pick)
+    return batch
 
 
-# ----------------------------------------------------------------------------- 3. callbacks
+# ----------------------------------------------------------------------------- 3. rollouts
+
+
+@dataclass
+class Rollout:
+    """One rollout's tensors, (num_steps, num_envs, …)."""
+
+    obs: Any
+    masks: Any
+    actions: Any
+    labels: Any
+    logprobs: Any
+    rewards: Any
+    dones: Any
+    values: Any
+
+
+def new_rollout(cfg: Config, obs_size: int, num_actions: int) -> Rollout:
+    import torch as th
+
+    t, n = cfg.num_steps, cfg.num_envs
+    return Rollout(
+        obs=th.zeros((t, n, obs_size)),
+        masks=th.zeros((t, n, num_actions), dtype=th.bool),
+        actions=th.zeros((t, n), dtype=th.long),
+        labels=th.zeros((t, n), dtype=th.long),
+        logprobs=th.zeros((t, n)),
+        rewards=th.zeros((t, n)),
+        dones=th.zeros((t, n)),
+        values=th.zeros((t, n)),
+    )
+
+
+class Learner:
+    """The network, its optimizer, and the table it plays at."""
+
+    def __init__(self, cfg: Config, run: Run, pool: Pool, batch: Any):
+        import torch as th
+
+        from agents.networks import ScorerLayout
+        from agents.policy_net import ScorerNet
+
+        self.cfg = cfg
+        self.run = run
+        self.pool = pool
+        self.batch = batch
+        layout = ScorerLayout.of(batch.encoding)
+        self.net = ScorerNet(layout, cfg.actor_arch, cfg.critic_arch, cfg.context_dim)
+        self.optimizer = th.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        self.rollout = new_rollout(cfg, batch.encoding.obs_size, batch.encoding.num_actions)
+        self.teacher: Any = None
+        self.teacher_rng: Any = None
+
+    def state_now(self) -> tuple[Any, Any]:
+        """The learner's observations and masks in every game now."""
+        import torch as th
+
+        vg = self.batch.vg
+        return th.from_numpy(vg.observe().copy()), th.from_numpy(vg.masks() > 0)
+
+    def collect(self, imitation: bool) -> dict[str, float]:
+        """Play ``num_steps`` steps in every game; fill the rollout. With ``imitation``, the
+        teacher's choice is the label, and is played with chance ``teacher_prob``."""
+        import torch as th
+        from torch.distributions import Categorical
+
+        cfg, ro, batch, timing = self.cfg, self.rollout, self.batch, self.run.timing
+        obs, masks = self.state_now()
+        finished = won = 0
+        for t in range(cfg.num_steps):
+            t0 = time.perf_counter()
+            with th.no_grad():
+                logits = self.net.logits(obs).masked_fill(~masks, -1e9)
+                dist = Categorical(logits=logits)
+                action = dist.sample()
+                value = self.net.value(obs)
+            labels = action
+            if imitation:
+                games = np.arange(cfg.num_envs)
+                teacher = th.from_numpy(
+                    np.asarray(self.teacher.act_batch(batch.vg, games, self.teacher_rng))
+                )
+                play_teacher = th.rand(cfg.num_envs) < cfg.teacher_prob
+                action = th.where(play_teacher, teacher, action)
+                labels = teacher
+            ro.obs[t], ro.masks[t], ro.actions[t], ro.labels[t] = obs, masks, action, labels
+            ro.logprobs[t] = dist.log_prob(action)
+            ro.values[t] = value
+            t1 = time.perf_counter()
+            r = batch.step(action.numpy())
+            t2 = time.perf_counter()
+            timing["policy"] += t1 - t0
+            timing["env"] += t2 - t1
+            done = r.terminated | r.truncated
+            ro.rewards[t] = th.from_numpy(r.rewards)
+            ro.dones[t] = th.from_numpy(done.astype(np.float32))
+            finished += int(r.terminated.sum())
+            won += int(r.final_won[r.terminated].sum())
+            obs, masks = th.from_numpy(r.obs), th.from_numpy(r.masks > 0)
+        with th.no_grad():
+            self.next_value = self.net.value(obs)
+        return {"episodes": finished, "won": won}
+
+    def advantages(self) -> tuple[Any, Any]:
+        """GAE advantages and returns of the rollout. An episode's end cuts the bootstrap: a
+        done flag at step t means the episode ended by action t (the next obs is a new one)."""
+        import torch as th
+
+        cfg, ro = self.cfg, self.rollout
+        adv = th.zeros_like(ro.rewards)
+        last = th.zeros(cfg.num_envs)
+        for t in reversed(range(cfg.num_steps)):
+            nonterminal = 1.0 - ro.dones[t]
+            next_value = self.next_value if t == cfg.num_steps - 1 else ro.values[t + 1]
+            delta = ro.rewards[t] + cfg.gamma * next_value * nonterminal - ro.values[t]
+            last = delta + cfg.gamma * cfg.gae_lambda * nonterminal * last
+            adv[t] = last
+        return adv, adv + ro.values
+
+    def update(self, imitation: bool) -> dict[str, float]:
+        """PPO's clipped update (or, with ``imitation``, cross-entropy on the teacher's
+        labels) and the critic's regression, over ``update_epochs`` epochs."""
+        import torch as th
+        from torch import nn
+        from torch.distributions import Categorical
+
+        cfg, ro = self.cfg, self.rollout
+        t0 = time.perf_counter()
+        adv, returns = self.advantages()
+        size = cfg.num_steps * cfg.num_envs
+        obs = ro.obs.reshape(size, -1)
+        masks = ro.masks.reshape(size, -1)
+        actions, labels = ro.actions.reshape(size), ro.labels.reshape(size)
+        logprobs, adv, returns = ro.logprobs.reshape(size), adv.reshape(size), returns.reshape(size)
+        minibatch = size // cfg.num_minibatches
+        epochs = cfg.imitation_epochs if imitation else cfg.update_epochs
+        stats: dict[str, float] = {}
+        for _ in range(epochs):
+            order = th.randperm(size)
+            for start in range(0, size, minibatch):
+                idx = order[start : start + minibatch]
+                logits = self.net.logits(obs[idx]).masked_fill(~masks[idx], -1e9)
+                dist = Categorical(logits=logits)
+                value = self.net.value(obs[idx])
+                v_loss = 0.5 * ((value - returns[idx]) ** 2).mean()
+                entropy = dist.entropy().mean()
+                if imitation:
+                    pg_loss = nn.functional.cross_entropy(logits, labels[idx])
+                    stats["imitation_accuracy"] = float(
+                        (logits.argmax(1) == labels[idx]).float().mean()
+                    )
+                    loss = pg_loss + cfg.vf_coef * v_loss
+                else:
+                    ratio = (dist.log_prob(actions[idx]) - logprobs[idx]).exp()
+                    a = adv[idx]
+                    a = (a - a.mean()) / (a.std() + 1e-8)
+                    pg_loss = th.max(
+                        -a * ratio, -a * th.clamp(ratio, 1 - cfg.clip_coef, 1 + cfg.clip_coef)
+                    ).mean()
+                    loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+                    stats["clip_fraction"] = float(
+                        ((ratio - 1).abs() > cfg.clip_coef).float().mean()
+                    )
+                self.optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(self.net.parameters(), cfg.max_grad_norm)
+                self.optimizer.step()
+        stats.update(policy_loss=pg_loss.item(), value_loss=v_loss.item(), entropy=entropy.item())
+        self.run.timing["update"] += time.perf_counter() - t0
+        return stats
+
+
+# ----------------------------------------------------------------------------- 4. evaluation
 
 
 class Run:
-    """The run folder and the state that must survive an interruption."""
+    """The run folder and the record of the run (what must survive an interruption)."""
 
     def __init__(self, cfg: Config, runs: Path):
         self.cfg = cfg
@@ -419,13 +612,17 @@ class Run:
         self.latest = self.dir / "latest.zip"
         self.best = self.dir / "best.zip"
         self.state_file = self.dir / "state.pkl"
+        self.resume_file = self.dir / "resume.zip"
         self.report_file = self.dir / "report.json"
         self.curve_file = self.dir / "learning_curve.png"
         self.history: list[dict[str, Any]] = []
         self.best_score = -1.0
+        self.step = 0  # learner steps of PPO
+        self.imitated = 0  # learner steps of the warm start
         self.next_snapshot = cfg.snapshot_every
         self.next_eval = cfg.eval_every
         self.timing = {"env": 0.0, "policy": 0.0, "update": 0.0, "eval": 0.0}
+        self.seconds = 0.0  # of training (not evaluation), over every session
 
     def spec(self) -> Any:
         from agents.learned import PolicySpec
@@ -439,10 +636,11 @@ def evaluate_checkpoint(
     """Duplicate-deal evaluation of the checkpoint at ``path`` against each opponent spec."""
     from agents.eval.tournament import evaluate
 
-    rules = cfg.rules()
     out: dict[str, Any] = {}
     for spec in opponents:
-        res = evaluate(rules, [str(path), spec], matches, seed, cfg.eval_processes, progress=False)
+        res = evaluate(
+            cfg.rules(), [str(path), spec], matches, seed, cfg.eval_processes, progress=False
+        )
         me = res.agents[0]
         rate = me.wins.win_rate
         out[spec] = {
@@ -455,249 +653,103 @@ def evaluate_checkpoint(
     return out
 
 
-def make_callback(cfg: Config, run: Run, pool: OpponentPool, timer: Any) -> Any:
-    from stable_baselines3.common.callbacks import BaseCallback
+def evaluate_now(learner: Learner, label: str, writer: Any) -> None:
+    """Evaluate the current policy; keep it as ``best.zip`` if it is the best so far."""
+    from agents.learned import write_checkpoint
 
-    from agents.learned import MlpPolicy, write_checkpoint
-
-    class SelfPlayCallback(BaseCallback):
-        """Snapshots, evaluations, checkpoints, resume points, progress."""
-
-        def _on_training_start(self) -> None:
-            self.bar = None
-            if cfg.progress:
-                from tqdm import tqdm
-
-                self.bar = tqdm(
-                    total=cfg.total_timesteps,
-                    initial=self.model.num_timesteps,
-                    unit="step",
-                    dynamic_ncols=True,
-                    file=sys.stderr,
-                )
-            self.update_started: float | None = None
-            if self.model.num_timesteps == 0 and not run.history:
-                self.evaluate(0)  # the untrained policy: where the learning curve starts
-            self.rollout_started = time.perf_counter()
-
-        def _on_rollout_start(self) -> None:
-            # the previous rollout's update is done: a clean point to resume from
-            now = time.perf_counter()
-            if self.update_started is not None:
-                run.timing["update"] += now - self.update_started
-                save_resume_point(self.model, run, pool)
-                now = time.perf_counter()
-            self.rollout_started = now
-            timer.reset()
-
-        def _on_step(self) -> bool:
-            if self.bar is not None:
-                self.bar.update(self.training_env.num_envs)
-            return True
-
-        def _on_rollout_end(self) -> None:
-            now = time.perf_counter()
-            run.timing["env"] += timer.seconds
-            run.timing["policy"] += now - self.rollout_started - timer.seconds
-            steps = self.model.num_timesteps
-            if steps >= run.next_snapshot:
-                pool.add(MlpPolicy.from_sb3(self.model))
-                run.next_snapshot += cfg.snapshot_every
-            if steps >= run.next_eval or steps >= cfg.total_timesteps:
-                self.evaluate(steps)
-                run.next_eval += cfg.eval_every
-            self.update_started = time.perf_counter()
-
-        def evaluate(self, steps: int) -> None:
-            """Evaluate the current policy; keep it as best.zip if it is the best so far."""
-            t0 = time.perf_counter()
-            write_checkpoint(self.model, run.latest, run.spec())
-            result = evaluate_checkpoint(
-                cfg, run.latest, cfg.eval_opponents, cfg.eval_matches, cfg.seed + steps
-            )
-            score = float(np.mean([r["win_rate"] for r in result.values()]))
-            entry = {"step": steps, "results": result, "score": score, "time": time.time()}
-            run.history.append(entry)
-            for spec, r in result.items():
-                self.logger.record(f"eval/win_rate_vs_{spec}", r["win_rate"])
-            if score > run.best_score:
-                run.best_score = score
-                shutil.copyfile(run.latest, run.best)
-            run.timing["eval"] += time.perf_counter() - t0
-            if self.bar is not None:
-                self.bar.set_postfix({s: f"{r['win_rate']:.2f}" for s, r in result.items()})
-
-        def _on_training_end(self) -> None:
-            if self.update_started is not None:
-                run.timing["update"] += time.perf_counter() - self.update_started
-                self.update_started = None
-                save_resume_point(self.model, run, pool)
-            if self.bar is not None:
-                self.bar.close()
-
-    return SelfPlayCallback()
+    cfg, run = learner.cfg, learner.run
+    t0 = time.perf_counter()
+    write_checkpoint(run.latest, run.spec(), learner.net.to_numpy())
+    step = run.imitated + run.step
+    result = evaluate_checkpoint(
+        cfg, run.latest, cfg.eval_opponents, cfg.eval_matches, cfg.seed + step
+    )
+    score = float(np.mean([r["win_rate"] for r in result.values()]))
+    run.history.append(
+        {"step": step, "phase": label, "results": result, "score": score, "time": time.time()}
+    )
+    for spec, r in result.items():
+        writer.add_scalar(f"eval/win_rate_vs_{spec}", r["win_rate"], step)
+    if score > run.best_score and label != "untrained":
+        run.best_score = score
+        shutil.copyfile(run.latest, run.best)
+    run.timing["eval"] += time.perf_counter() - t0
 
 
-class EnvTimer:
-    """Accumulates the time spent stepping the environments (opponents' moves included)."""
-
-    def __init__(self) -> None:
-        self.seconds = 0.0
-
-    def reset(self) -> None:
-        self.seconds = 0.0
+# ----------------------------------------------------------------------------- 5. resume
 
 
-def timed_vec_env(venv: Any, timer: EnvTimer) -> Any:
-    from stable_baselines3.common.vec_env import VecEnvWrapper
-
-    class Timed(VecEnvWrapper):
-        def reset(self) -> Any:
-            return self.venv.reset()
-
-        def step_async(self, actions: Any) -> None:
-            self._t = time.perf_counter()
-            self.venv.step_async(actions)
-
-        def step_wait(self) -> Any:
-            out = self.venv.step_wait()
-            timer.seconds += time.perf_counter() - self._t
-            return out
-
-    return Timed(venv)
-
-
-# ----------------------------------------------------------------------------- resume
-
-
-def save_resume_point(model: Any, run: Run, pool: OpponentPool) -> None:
+def save_resume_point(learner: Learner) -> None:
     """Everything needed to continue exactly from here (written atomically)."""
-    import torch
+    import torch as th
 
     from agents.learned import write_checkpoint
 
+    run, batch = learner.run, learner.batch
+    trainer = io.BytesIO()
+    th.save({"net": learner.net.state_dict(), "optimizer": learner.optimizer.state_dict()}, trainer)
     tmp = run.dir / "resume.zip.tmp"
-    write_checkpoint(model, tmp, run.spec())
-    venv = model.get_env()
-    envs = list(venv.venv.envs)  # Monitor-wrapped (their episode state counts too)
+    write_checkpoint(tmp, run.spec(), learner.net.to_numpy(), {"trainer.pt": trainer.getvalue()})
+    lineup, picker = batch.lineup, batch.picker
+    batch.set_lineup([], None)  # the agents are rebuilt on resume
+    try:
+        table = pickle.dumps(batch)
+    finally:
+        batch.set_lineup(lineup, picker)
     state = {
         "config": dataclasses.asdict(run.cfg),
-        "num_timesteps": model.num_timesteps,
+        "num_timesteps": run.step,
+        "imitated": run.imitated,
         "history": run.history,
         "best_score": run.best_score,
         "next_snapshot": run.next_snapshot,
         "next_eval": run.next_eval,
         "timing": run.timing,
-        "pool": [p.to_npz() for p in pool.snapshots],
-        "pool_rng": pool.rng.getstate(),
-        "opponent_rng": pool.opponent_rng.getstate(),
-        "envs": pickle.dumps(envs),
-        "last_obs": model._last_obs,
-        "last_episode_starts": model._last_episode_starts,
-        "ep_info_buffer": list(model.ep_info_buffer or []),
+        "seconds": run.seconds,
+        "pool": [p.to_npz() for p in learner.pool.snapshots],
+        "table": table,
+        "teacher_rng": learner.teacher_rng,
         "rng": {
             "python": random.getstate(),
             "numpy": np.random.get_state(),
-            "torch": torch.get_rng_state(),
+            "torch": th.get_rng_state(),
         },
     }
     with open(run.dir / "state.pkl.tmp", "wb") as f:
         pickle.dump(state, f)
-    os.replace(tmp, run.dir / "resume.zip")
+    os.replace(tmp, run.resume_file)
     os.replace(run.dir / "state.pkl.tmp", run.state_file)
 
 
-# ----------------------------------------------------------------------------- main
+def restore(learner: Learner, saved: dict[str, Any]) -> None:
+    """Put ``learner`` (freshly built) back in the saved state."""
+    import zipfile
 
+    import torch as th
 
-def build(
-    cfg: Config, run: Run, resume: dict[str, Any] | None
-) -> tuple[Any, OpponentPool, EnvTimer]:
-    """The pool, the vectorized self-play envs and the model (fresh, or as saved)."""
-    import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.monitor import Monitor
-    from stable_baselines3.common.vec_env import DummyVecEnv
+    from agents.networks import policy_from_npz
 
-    from agents.learned import MlpPolicy
-    from allfives_env.envs.spaces import Encoding
-
-    torch.set_num_threads(cfg.torch_threads)
-    pool = OpponentPool(cfg, random.Random(cfg.seed))
-    if resume is None:
-        random.seed(cfg.seed)
-        np.random.seed(cfg.seed)
-        torch.manual_seed(cfg.seed)
-        envs = [Monitor(make_selfplay_env(cfg, pool, i)) for i in range(cfg.n_envs)]
-    else:
-        envs = pickle.loads(resume["envs"])
-        pool.snapshots = [MlpPolicy.from_npz(b) for b in resume["pool"]]
-        pool.rng.setstate(resume["pool_rng"])
-        pool.opponent_rng.setstate(resume["opponent_rng"])
-        for e in envs:  # the pickled envs sampled from the pool object they were saved with
-            rebind_pool(e.env, pool)
-    timer = EnvTimer()
-    venv = timed_vec_env(DummyVecEnv([_returning(e) for e in envs]), timer)
-    if resume is None:
-        from agents.policy_net import AllFivesPolicy
-
-        policy_kwargs: dict[str, Any] = {"net_arch": list(cfg.net_arch)}
-        if cfg.action_features:
-            enc = Encoding(cfg.rules(), action_features=True)
-            policy_kwargs["skip"] = (
-                enc.block_range("action_points")[0],
-                enc.block_range("action_replies")[1],
-            )
-        model = MaskablePPO(
-            AllFivesPolicy,
-            venv,
-            learning_rate=cfg.learning_rate,
-            n_steps=cfg.n_steps,
-            batch_size=cfg.batch_size,
-            n_epochs=cfg.n_epochs,
-            gamma=cfg.gamma,
-            gae_lambda=cfg.gae_lambda,
-            clip_range=cfg.clip_range,
-            ent_coef=cfg.ent_coef,
-            vf_coef=cfg.vf_coef,
-            policy_kwargs=policy_kwargs,
-            tensorboard_log=str(run.dir / "tb"),
-            seed=cfg.seed,
-            device="cpu",
-            verbose=0,
-        )
-        pool.add(MlpPolicy.from_sb3(model))  # the untrained policy: the first self-play opponent
-    else:
-        model = MaskablePPO.load(run.dir / "resume.zip", env=venv, device="cpu")
-        model.num_timesteps = resume["num_timesteps"]
-        model._last_obs = resume["last_obs"]
-        model._last_episode_starts = resume["last_episode_starts"]
-        model._episode_num = 0
-        from collections import deque
-
-        model.ep_info_buffer = deque(resume["ep_info_buffer"], maxlen=100)
-        model.ep_success_buffer = deque(maxlen=100)
-        random.setstate(resume["rng"]["python"])
-        np.random.set_state(resume["rng"]["numpy"])
-        torch.set_rng_state(resume["rng"]["torch"])
-        run.history = resume["history"]
-        run.best_score = resume["best_score"]
-        run.next_snapshot = resume["next_snapshot"]
-        run.next_eval = resume["next_eval"]
-        run.timing = resume["timing"]
-    return model, pool, timer
-
-
-def _returning(env: Any) -> Any:
-    return lambda: env
-
-
-def rebind_pool(env: SelfPlayEnv, pool: OpponentPool) -> None:
-    """Attach an unpickled environment to the restored pool (and its opponents to its RNG)."""
-    env.pool = pool
-    for opp in env._opponents.values():
-        if isinstance(opp, PolicyOpponent):
-            opp.rng = pool.opponent_rng
+    run, pool = learner.run, learner.pool
+    with zipfile.ZipFile(run.resume_file) as z:
+        trainer = th.load(io.BytesIO(z.read("trainer.pt")), weights_only=False)
+    learner.net.load_state_dict(trainer["net"])
+    learner.optimizer.load_state_dict(trainer["optimizer"])
+    for data in saved["pool"]:
+        pool.add(policy_from_npz(data))
+    learner.batch = pickle.loads(saved["table"])
+    learner.batch.set_lineup(pool.agents, pool.pick)
+    learner.teacher_rng = saved["teacher_rng"]
+    run.step = saved["num_timesteps"]
+    run.imitated = saved["imitated"]
+    run.history = saved["history"]
+    run.best_score = saved["best_score"]
+    run.next_snapshot = saved["next_snapshot"]
+    run.next_eval = saved["next_eval"]
+    run.timing = saved["timing"]
+    run.seconds = saved["seconds"]
+    random.setstate(saved["rng"]["python"])
+    np.random.set_state(saved["rng"]["numpy"])
+    th.set_rng_state(saved["rng"]["torch"])
 
 
 INERT_FIELDS = ("eval_processes", "progress")
@@ -721,11 +773,10 @@ def load_resume_point(run: Run, cfg: Config) -> dict[str, Any] | None:
         steps = int(saved["num_timesteps"])
         config = dict(saved["config"])
     except (OSError, EOFError, pickle.UnpicklingError, KeyError, TypeError, ValueError) as e:
-        raise ConfigError(
-            f"{run.state_file} is damaged ({e or type(e).__name__}); {way_out}"
-        ) from None
-    if not (run.dir / "resume.zip").is_file():
-        raise ConfigError(f"{run.dir / 'resume.zip'} is missing; {way_out}")
+        detail = str(e) or type(e).__name__
+        raise ConfigError(f"{run.state_file} is damaged ({detail}); {way_out}") from None
+    if not run.resume_file.is_file():
+        raise ConfigError(f"{run.resume_file} is missing; {way_out}")
     now = dataclasses.asdict(cfg)
     diff = sorted(
         k
@@ -733,9 +784,8 @@ def load_resume_point(run: Run, cfg: Config) -> dict[str, Any] | None:
         if k not in (*INERT_FIELDS, "total_timesteps") and config.get(k) != v
     )
     if diff:
-        raise ConfigError(
-            f"{run.dir} was started with a different config ({', '.join(diff)}); {way_out}"
-        )
+        changed = ", ".join(diff)
+        raise ConfigError(f"{run.dir} was started with a different config ({changed}); {way_out}")
     if cfg.total_timesteps < steps:
         raise ConfigError(
             f"{run.dir} has already trained {steps:,} steps, more than total_timesteps "
@@ -744,60 +794,107 @@ def load_resume_point(run: Run, cfg: Config) -> dict[str, Any] | None:
     return saved
 
 
-def interrupted(run: Run | None) -> int:
-    """Say how to continue after Ctrl-C (or a kill); return the exit status 130."""
-    where = (
-        f"; the last resume point is in {run.dir}"
-        if run is not None and run.state_file.exists()
-        else ""
-    )
-    print(f"\ninterrupted{where}: run the same command to continue", file=sys.stderr)
-    return 130
+# ----------------------------------------------------------------------------- 6. main
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Train as the command line says; return the exit status."""
-    run: Run | None = None
+def seed_everything(cfg: Config) -> None:
+    import torch as th
+
+    random.seed(cfg.seed)
+    np.random.seed(cfg.seed)
+    th.manual_seed(cfg.seed)
+
+
+def train(cfg: Config, run: Run, saved: dict[str, Any] | None) -> None:
+    """The warm start and PPO, from the start or from ``saved``."""
+    import torch as th
+    from torch.utils.tensorboard import SummaryWriter
+
+    from allfives_env.vector import set_num_threads
+    from allfives_env.vector.agents import batch_agent
+    from allfives_env.vector.engine import policy_rng
+
+    th.set_num_threads(cfg.torch_threads)
+    set_num_threads(cfg.engine_threads)
+    seed_everything(cfg)
+    pool = Pool(cfg, run.spec())
+    batch = make_table(cfg, pool)
+    learner = Learner(cfg, run, pool, batch)
+    learner.teacher = batch_agent(cfg.imitation_teacher)
+    learner.teacher_rng = policy_rng(cfg.seed + 17, cfg.num_envs)
+    writer = SummaryWriter(str(run.dir / "tb"))
+    if saved is None:
+        pool.add(learner.net.to_numpy())  # the untrained policy: the first snapshot
+        batch.reset(cfg.seed)
+        evaluate_now(learner, "untrained", writer)
+    else:
+        restore(learner, saved)
+    bar = None
+    total = cfg.imitation_samples + cfg.total_timesteps
+    if cfg.progress:
+        from tqdm import tqdm
+
+        done = run.imitated + run.step
+        bar = tqdm(total=total, initial=done, unit="step", dynamic_ncols=True, file=sys.stderr)
+    per_rollout = cfg.num_envs * cfg.num_steps
+    started = time.perf_counter()
     try:
-        command = parse_args(sys.argv[1:] if argv is None else argv)
-        cfg = command.cfg
-        run = Run(cfg, command.runs)
-        if command.fresh and run.dir.exists():
-            shutil.rmtree(run.dir)
-        resume = load_resume_point(run, cfg)
-        if resume is not None:
-            done = resume["num_timesteps"]
-            if done >= cfg.total_timesteps and run.report_file.exists():
-                print(f"{run.dir} is complete ({done:,} steps): {run.report_file}")
-                return 0
-            print(f"resuming {run.dir} from step {done:,}", flush=True)
-        run.dir.mkdir(parents=True, exist_ok=True)
-        (run.dir / "config.yaml").write_text(_yaml(cfg), encoding="utf-8")
-        model, pool, timer = build(cfg, run, resume)
-        callback = make_callback(cfg, run, pool, timer)
-        started = time.perf_counter()
-        start_steps = model.num_timesteps
-        signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
-        remaining = cfg.total_timesteps - model.num_timesteps
-        if remaining > 0:
-            model.learn(
-                total_timesteps=remaining,
-                callback=callback,
-                reset_num_timesteps=False,
-                tb_log_name="ppo",
-            )
-        learn_seconds = time.perf_counter() - started
-        final = finish(cfg, run, model.num_timesteps - start_steps, learn_seconds)
-    except ConfigError as e:
-        fail(str(e))
-    except KeyboardInterrupt:
-        return interrupted(run)
-    print(json.dumps(final["final_eval"], indent=1))
-    print(f"report: {run.report_file}\ncurve: {run.curve_file}\nbest: {run.best}")
-    return 0
+        while run.imitated < cfg.imitation_samples:  # 4. the warm start
+            info = learner.collect(imitation=True)
+            stats = learner.update(imitation=True)
+            run.imitated += per_rollout
+            log(writer, run, info, stats, run.imitated, "imitation")
+            if bar is not None:
+                bar.update(per_rollout)
+                bar.set_postfix(imitation=f"{stats['imitation_accuracy']:.2f}")
+            if run.imitated >= cfg.imitation_samples:
+                pool.add(learner.net.to_numpy())
+                evaluate_now(learner, "imitation", writer)
+            run.seconds += time.perf_counter() - started
+            started = time.perf_counter()
+            save_resume_point(learner)
+        while run.step < cfg.total_timesteps:  # 5. PPO
+            if cfg.anneal_lr:
+                frac = 1.0 - run.step / cfg.total_timesteps
+                learner.optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
+            info = learner.collect(imitation=False)
+            stats = learner.update(imitation=False)
+            run.step += per_rollout
+            log(writer, run, info, stats, run.imitated + run.step, "ppo")
+            if bar is not None:
+                bar.update(per_rollout)
+            if run.step >= run.next_snapshot:
+                pool.add(learner.net.to_numpy())
+                run.next_snapshot += cfg.snapshot_every
+            if run.step >= run.next_eval or run.step >= cfg.total_timesteps:
+                evaluate_now(learner, "ppo", writer)
+                run.next_eval += cfg.eval_every
+                if bar is not None:
+                    last = run.history[-1]["results"]
+                    bar.set_postfix({s: f"{r['win_rate']:.2f}" for s, r in last.items()})
+            run.seconds += time.perf_counter() - started
+            started = time.perf_counter()
+            save_resume_point(learner)
+    finally:
+        if bar is not None:
+            bar.close()
+        writer.close()
 
 
-def finish(cfg: Config, run: Run, steps: int, seconds: float) -> dict[str, Any]:
+def log(
+    writer: Any, run: Run, info: dict[str, float], stats: dict[str, float], step: int, phase: str
+) -> None:
+    """TensorBoard scalars of one rollout and update."""
+    for key, value in stats.items():
+        writer.add_scalar(f"{phase}/{key}", value, step)
+    if info["episodes"]:
+        writer.add_scalar(f"{phase}/table_win_rate", info["won"] / info["episodes"], step)
+    seconds = sum(run.timing[k] for k in ("env", "policy", "update"))
+    if seconds:
+        writer.add_scalar("charts/learner_steps_per_s", (run.imitated + run.step) / seconds, step)
+
+
+def finish(cfg: Config, run: Run) -> dict[str, Any]:
     """The final evaluation of the best checkpoint, the report and the learning curve."""
     t0 = time.perf_counter()
     final: dict[str, Any] = {}
@@ -807,19 +904,18 @@ def finish(cfg: Config, run: Run, steps: int, seconds: float) -> dict[str, Any]:
         )
     eval_seconds = time.perf_counter() - t0
     timing = run.timing
-    rollout = timing["env"] + timing["policy"]
+    learn = timing["env"] + timing["policy"] + timing["update"]
     report = {
         "config": dataclasses.asdict(cfg),
-        "steps": cfg.total_timesteps,
+        "steps": {"imitation": run.imitated, "ppo": run.step},
         "history": run.history,
         "best_score": run.best_score,
         "final_eval": final,
         "final_eval_seconds": eval_seconds,
         "throughput": {
-            "steps_per_second_this_session": steps / seconds if seconds else None,
-            "seconds_this_session": seconds,
+            "learner_steps_per_second": (run.imitated + run.step) / learn if learn else None,
+            "training_seconds": run.seconds,
             "time_share": {k: v / max(1e-9, sum(timing.values())) for k, v in timing.items()},
-            "env_share_of_rollout": timing["env"] / rollout if rollout else None,
         },
     }
     run.report_file.write_text(json.dumps(report, indent=1), encoding="utf-8")
@@ -845,19 +941,60 @@ def plot_curve(run: Run) -> None:
         hi = [p[1]["ci95"][1] for p in pts]
         ax.plot(x, y, marker="o", label=f"vs {spec}")
         ax.fill_between(x, lo, hi, alpha=0.2)
+    if run.imitated:
+        ax.axvline(run.imitated, color="grey", lw=0.8, ls=":", label="end of the warm start")
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
     ax.set_xlabel("learner steps")
     ax.set_ylabel("match win rate")
     ax.set_ylim(0, 1)
-    ax.set_title(f"{run.cfg.name}: {run.cfg.preset}, {run.cfg.num_players} players")
+    ax.set_title(f"{run.cfg.name}: {run.cfg.rules().describe()}")
     ax.legend()
     fig.tight_layout()
     fig.savefig(run.curve_file, dpi=100)
     plt.close(fig)
 
 
+def interrupted(run: Run | None) -> int:
+    """Say how to continue after Ctrl-C (or a kill); return the exit status 130."""
+    where = ""
+    if run is not None and run.state_file.exists():
+        where = f"; the last resume point is in {run.dir}"
+    print(f"\ninterrupted{where}: run the same command to continue", file=sys.stderr)
+    return 130
+
+
 def _yaml(cfg: Config) -> str:
     return str(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Train as the command line says; return the exit status."""
+    run: Run | None = None
+    try:
+        command = parse_args(sys.argv[1:] if argv is None else argv)
+        cfg = command.cfg
+        run = Run(cfg, command.runs)
+        if command.fresh and run.dir.exists():
+            shutil.rmtree(run.dir)
+        saved = load_resume_point(run, cfg)
+        if saved is not None:
+            done = saved["num_timesteps"]
+            if done >= cfg.total_timesteps and run.report_file.exists():
+                print(f"{run.dir} is complete ({done:,} steps): {run.report_file}")
+                return 0
+            print(f"resuming {run.dir} from step {done:,}", flush=True)
+        run.dir.mkdir(parents=True, exist_ok=True)
+        (run.dir / "config.yaml").write_text(_yaml(cfg), encoding="utf-8")
+        signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+        train(cfg, run, saved)
+        final = finish(cfg, run)
+    except ConfigError as e:
+        fail(str(e))
+    except KeyboardInterrupt:
+        return interrupted(run)
+    print(json.dumps(final["final_eval"], indent=1))
+    print(f"report: {run.report_file}\ncurve: {run.curve_file}\nbest: {run.best}")
+    return 0
 
 
 if __name__ == "__main__":

@@ -1,16 +1,16 @@
 """Learned agents: a policy network trained by ``train.py``, run in NumPy.
 
-A checkpoint is the ``.zip`` that sb3-contrib's ``MaskablePPO.save`` writes, with two files
-added by :func:`write_checkpoint`: ``allfives.json`` (the rules and the observation options the
-policy was trained with) and ``allfives_policy.npz`` (the actor's weights). Playing needs only
-NumPy: :func:`load_learned` reads those two files, so ``allfives eval`` and ``allfives play``
-run a learned agent without torch.
+A checkpoint is a ``.zip`` holding ``allfives.json`` (the rules and the observation options the
+policy was trained with) and ``allfives_policy.npz`` (the actor's weights, see
+:mod:`agents.networks`); :func:`write_checkpoint` writes one, and may add files of its own (a
+trainer's state). Playing needs only NumPy: :func:`load_learned` reads those two files, so
+``allfives eval`` and ``allfives play`` run a learned agent without torch. Checkpoints of
+allfives 0.1 (sb3-contrib's ``MaskablePPO.save`` with the two files added) load too.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import io
 import json
 import random
 import zipfile
@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from agents.errors import AgentError
+from agents.networks import Policy, choose, policy_from_npz, uniform
 from allfives_env.core.actions import DRAW_ID, Action
 from allfives_env.core.rules import Rules
 from allfives_env.core.view import PlayerView
@@ -36,109 +37,6 @@ FloatArray = npt.NDArray[np.float32]
 
 class CheckpointError(AgentError):
     """A checkpoint that cannot be read, or that does not fit the game it is asked to play."""
-
-
-@dataclass
-class MlpPolicy:
-    """A feed-forward actor: hidden layers with ``activation``, then linear logits.
-
-    Attributes:
-        weights: one ``(out, in)`` matrix per layer, the last one giving the action logits.
-        biases: one vector per layer.
-        activation: ``"tanh"`` or ``"relu"`` (hidden layers only).
-    """
-
-    weights: list[FloatArray]
-    biases: list[FloatArray]
-    activation: str = "tanh"
-    skip: tuple[int, int] | None = None
-    """Observation entries ``[start, end)``: the per-action ``points`` then ``replies`` inputs."""
-    feature_weights: tuple[float, float] = (0.0, 0.0)
-    """The shared weights of the per-action points and replies in each action's logit."""
-
-    def logits(self, x: FloatArray) -> FloatArray:
-        """Action logits for one observation vector (or a batch, rows)."""
-        h = x
-        last = len(self.weights) - 1
-        for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
-            h = h @ w.T + b
-            if i < last:
-                h = np.tanh(h) if self.activation == "tanh" else np.maximum(h, 0)
-        if self.skip is not None:
-            start, end = self.skip
-            k = (end - start) // 2
-            wp, wr = self.feature_weights
-            h = h.copy()
-            h[..., :k] += wp * x[..., start : start + k] + wr * x[..., start + k : end]
-        return h
-
-    def choose(
-        self,
-        observation: FloatArray,
-        mask: npt.NDArray[np.int8],
-        rng: random.Random | None = None,
-    ) -> int:
-        """The masked action: the most likely, or sampled from the softmax when ``rng`` is given."""
-        z = self.logits(observation.astype(np.float32, copy=False)).astype(np.float64)
-        legal = np.flatnonzero(mask)
-        zl = z[legal]
-        if rng is None:
-            return int(legal[int(np.argmax(zl))])
-        p = np.exp(zl - zl.max())
-        u = rng.random() * float(p.sum())
-        return int(legal[min(int(np.searchsorted(np.cumsum(p), u, side="right")), len(p) - 1)])
-
-    @classmethod
-    def from_sb3(cls, model: Any) -> MlpPolicy:
-        """The actor of an sb3 (Maskable)PPO ``MlpPolicy``."""
-        import torch.nn as nn
-
-        policy = model.policy
-        layers = [m for m in policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
-        head = policy.action_net
-        layers.append(head.linear if hasattr(head, "linear") else head)
-        features = (
-            (float(head.w_points.detach()), float(head.w_replies.detach()))
-            if hasattr(head, "w_points")
-            else (0.0, 0.0)
-        )
-        acts = [m for m in policy.mlp_extractor.policy_net if not isinstance(m, nn.Linear)]
-        name = "relu" if acts and isinstance(acts[0], nn.ReLU) else "tanh"
-        skip = getattr(policy.mlp_extractor, "skip", None)
-        return cls(
-            [m.weight.detach().cpu().numpy().astype(np.float32) for m in layers],
-            [m.bias.detach().cpu().numpy().astype(np.float32) for m in layers],
-            name,
-            (int(skip[0]), int(skip[1])) if skip is not None else None,
-            features,
-        )
-
-    def to_npz(self) -> bytes:
-        """The weights as ``.npz`` bytes."""
-        buf = io.BytesIO()
-        arrays: dict[str, Any] = {f"w{i}": w for i, w in enumerate(self.weights)}
-        arrays |= {f"b{i}": b for i, b in enumerate(self.biases)}
-        arrays["activation"] = np.array(self.activation)
-        if self.skip is not None:
-            arrays["skip"] = np.array(self.skip)
-            arrays["feature_weights"] = np.array(self.feature_weights)
-        np.savez(buf, **arrays)
-        return buf.getvalue()
-
-    @classmethod
-    def from_npz(cls, data: bytes) -> MlpPolicy:
-        """Weights written by :meth:`to_npz`."""
-        with np.load(io.BytesIO(data)) as z:
-            n = sum(1 for k in z.files if k.startswith("w"))
-            skip = tuple(int(v) for v in z["skip"]) if "skip" in z.files else None
-            fw = tuple(float(v) for v in z["feature_weights"]) if skip is not None else (0.0, 0.0)
-            return cls(
-                [z[f"w{i}"] for i in range(n)],
-                [z[f"b{i}"] for i in range(n)],
-                str(z["activation"]),
-                (skip[0], skip[1]) if skip is not None else None,
-                (fw[0], fw[1]),
-            )
 
 
 @dataclass(frozen=True)
@@ -168,16 +66,18 @@ class PolicySpec:
             raise CheckpointError(f"bad {META_FILE}: {e}") from None
 
 
-def write_checkpoint(model: Any, path: str | Path, spec: PolicySpec) -> None:
-    """Save ``model`` (sb3 ``save``) to ``path`` and add the files :func:`load_learned` reads."""
-    path = Path(path)
-    model.save(path)
-    with zipfile.ZipFile(path, "a") as z:
+def write_checkpoint(
+    path: str | Path, spec: PolicySpec, policy: Policy, extra: dict[str, bytes] | None = None
+) -> None:
+    """Write a checkpoint of ``policy`` to ``path`` (``extra``: more files, by name)."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr(META_FILE, json.dumps(spec.to_json(), indent=1))
-        z.writestr(WEIGHTS_FILE, MlpPolicy.from_sb3(model).to_npz())
+        z.writestr(WEIGHTS_FILE, policy.to_npz())
+        for name, data in (extra or {}).items():
+            z.writestr(name, data)
 
 
-def read_checkpoint(path: str | Path) -> tuple[PolicySpec, MlpPolicy]:
+def read_checkpoint(path: str | Path) -> tuple[PolicySpec, Policy]:
     """The spec and actor of a checkpoint.
 
     Raises:
@@ -186,7 +86,7 @@ def read_checkpoint(path: str | Path) -> tuple[PolicySpec, MlpPolicy]:
     try:
         with zipfile.ZipFile(path) as z:
             meta = json.loads(z.read(META_FILE))
-            weights = MlpPolicy.from_npz(z.read(WEIGHTS_FILE))
+            weights = policy_from_npz(z.read(WEIGHTS_FILE))
     except FileNotFoundError:
         raise CheckpointError(f"no checkpoint at {str(path)!r}") from None
     except (zipfile.BadZipFile, KeyError, OSError, ValueError) as e:
@@ -201,7 +101,7 @@ class LearnedAgent:
     """
 
     def __init__(
-        self, spec: PolicySpec, policy: MlpPolicy, name: str = "learned", sample: bool = False
+        self, spec: PolicySpec, policy: Policy, name: str = "learned", sample: bool = False
     ):
         self.spec = spec
         self.policy = policy
@@ -247,8 +147,33 @@ class LearnedAgent:
             if env_id >= 0:
                 mask[env_id] = 1
                 by_env[env_id] = a
-        choice = self.policy.choose(obs, mask, rng if self.sample else None)
+        choice = choose(self.policy.logits(obs), mask, uniform(rng) if self.sample else None)
         return by_env[choice]
+
+    def act_batch(self, vg: Any, games: npt.NDArray[np.int64], rng: Any) -> Any:
+        """The policy's actions in a batch of games (a :class:`VectorGame` of its rules and
+        observation options): the most likely, or sampled with one uniform per game from the
+        games' generators ``rng``.
+
+        Raises:
+            CheckpointError: if the batch plays other rules or another observation.
+        """
+        self.check_rules(vg.rules)
+        if vg.encoding.obs_size != self._encoding(vg.rules).obs_size:
+            features = self.spec.action_features
+            raise CheckpointError(f"{self.name} needs action_features={features!r}")
+        obs = vg.observe()[games]
+        masks = vg.masks()[games]
+        z = self.policy.logits(obs).astype(np.float64)
+        z = np.where(masks > 0, z, -np.inf)
+        if not self.sample:
+            return z.argmax(axis=1).astype(np.int64)
+        from allfives_env.vector.agents import draw_bits
+
+        u = ((draw_bits(rng, games) >> np.uint64(11)).astype(np.float64) + 0.5) / float(1 << 53)
+        p = np.exp(z - z.max(axis=1, keepdims=True))
+        c = np.cumsum(p, axis=1)
+        return np.minimum((c < (u * c[:, -1])[:, None]).sum(axis=1), masks.shape[1] - 1)
 
 
 def load_learned(path: str, sample: bool = False) -> LearnedAgent:

@@ -1,122 +1,101 @@
-"""The policy network ``train.py`` uses: sb3-contrib's masked MLP policy with per-action inputs.
+"""The network ``train.py`` trains: the scorer actor and its critic, in torch.
 
-With ``action_features`` in the observation, every placement has two numbers of its own: the
-points it scores now and the most the next player could score in reply. The policy's logit for
-action ``a`` is the MLP's output plus ``w_points · points[a] + w_replies · replies[a]``, with the
-two weights shared by all actions — the right shape for "a move that scores is good, a move that
-opens a big reply is bad", learned from every sample instead of once per action. ``w_points``
-starts at ``POINTS_INIT`` (so the untrained policy already prefers scoring moves, like the greedy
-agent) and ``w_replies`` at 0: defence is left for training to discover. Needs torch (the
-``train`` extra).
+The actor computes what :class:`agents.networks.ScorerPolicy` computes (its NumPy twin, which
+plays the checkpoints): a tanh trunk on the global observation gives ``h``; each placement's
+features ``f_a`` go through one layer shared by every placement, ``φ(f_a) = relu(W f_a + b)``;
+the trunk gives a context ``c(h)`` and a per-action-id term ``u(h)``; ``logit[a] = φ(f_a)·c(h)
++ u(h)[a]`` (DRAW and PASS: ``u`` alone). The learner so weighs each placement's public
+outlook by what the position calls for, with one set of weights for all placements.
+
+The critic is a separate tanh MLP on the global observation. Needs torch (the ``train`` extra).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
+import numpy as np
 import torch as th
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from stable_baselines3.common.torch_layers import MlpExtractor
 from torch import nn
 
-POINTS_INIT = 10.0
-"""Initial weight of an action's ``action_points`` input in its own logit."""
-REPLIES_INIT = 0.0
-"""Initial weight of an action's ``action_replies`` input in its own logit."""
-FEATURE_SCALE = 20.0
-"""The two weights are ``FEATURE_SCALE`` × a trained parameter: Adam moves a parameter by about
-the learning rate per step whatever its gradient, and a weight of a few units would otherwise
-take millions of steps to reach."""
+from agents.networks import ScorerLayout, ScorerPolicy
+from allfives_env.envs.blocks import OUTLOOK_SIZE
 
 
-class FeatureMlpExtractor(MlpExtractor):
-    """An ``MlpExtractor`` whose policy latent also carries ``features[start:end]``."""
-
-    def __init__(self, feature_dim: int, skip: tuple[int, int], **kwargs: Any):
-        super().__init__(feature_dim, **kwargs)
-        self.skip = (int(skip[0]), int(skip[1]))
-        self.hidden_dim_pi = self.latent_dim_pi
-        self.latent_dim_pi += self.skip[1] - self.skip[0]
-
-    def forward(self, features: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
-        return self.forward_actor(features), self.forward_critic(features)
-
-    def forward_actor(self, features: th.Tensor) -> th.Tensor:
-        start, end = self.skip
-        return th.cat([self.policy_net(features), features[:, start:end]], dim=1)
+def _mlp(sizes: list[int]) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for a, b in zip(sizes, sizes[1:], strict=False):
+        linear = nn.Linear(a, b)
+        nn.init.orthogonal_(linear.weight, np.sqrt(2))
+        nn.init.zeros_(linear.bias)
+        layers += [linear, nn.Tanh()]
+    return nn.Sequential(*layers)
 
 
-class FeatureHead(nn.Module):
-    """Logits = linear(hidden) + w_points · points + w_replies · replies (per action)."""
+def _linear(a: int, b: int, std: float) -> nn.Linear:
+    layer = nn.Linear(a, b)
+    nn.init.orthogonal_(layer.weight, std)
+    nn.init.zeros_(layer.bias)
+    return layer
 
-    def __init__(self, hidden_dim: int, per_block: int, num_actions: int):
+
+class ScorerNet(nn.Module):
+    """Actor and critic (see the module docstring).
+
+    Args:
+        layout: where the inputs lie in the observation.
+        actor: hidden layer sizes of the actor's trunk.
+        critic: hidden layer sizes of the critic.
+        context: size of the context vector and of ``φ``.
+    """
+
+    def __init__(self, layout: ScorerLayout, actor: list[int], critic: list[int], context: int):
         super().__init__()
-        self.hidden_dim = hidden_dim
-        self.per_block = per_block
-        self.num_actions = num_actions
-        self.linear = nn.Linear(hidden_dim, num_actions)
-        self.theta_points = nn.Parameter(th.tensor(POINTS_INIT / FEATURE_SCALE))
-        self.theta_replies = nn.Parameter(th.tensor(REPLIES_INIT / FEATURE_SCALE))
+        self.layout = layout
+        g = layout.global_size
+        self.trunk = _mlp([g, *actor])
+        self.context = _linear(actor[-1], context, 0.01)
+        self.feature = _linear(layout.feature_size, context, np.sqrt(2))
+        self.action = _linear(actor[-1], layout.num_actions, 0.01)
+        self.critic = nn.Sequential(_mlp([g, *critic]), _linear(critic[-1], 1, 1.0))
 
-    @property
-    def w_points(self) -> th.Tensor:
-        """The weight of ``action_points``."""
-        return FEATURE_SCALE * self.theta_points
+    def features(self, x: th.Tensor) -> th.Tensor:
+        """(B, placements, feature_size): each placement's features."""
+        lay = self.layout
+        p = lay.placements
+        parts = [
+            x[:, lay.points : lay.points + p, None],
+            x[:, lay.replies : lay.replies + p, None],
+        ]
+        if lay.outlook >= 0:
+            block = x[:, lay.outlook : lay.outlook + p * OUTLOOK_SIZE]
+            parts.append(block.reshape(x.shape[0], p, OUTLOOK_SIZE))
+        return th.cat(parts, dim=2)
 
-    @property
-    def w_replies(self) -> th.Tensor:
-        """The weight of ``action_replies``."""
-        return FEATURE_SCALE * self.theta_replies
-
-    def forward(self, latent: th.Tensor) -> th.Tensor:
-        h, k = self.hidden_dim, self.per_block
-        points = latent[:, h : h + k]
-        replies = latent[:, h + k : h + 2 * k]
-        extra = self.w_points * points + self.w_replies * replies
-        pad = self.num_actions - k  # DRAW and PASS have no features
-        out: th.Tensor = self.linear(latent[:, :h]) + nn.functional.pad(extra, (0, pad))
+    def logits(self, x: th.Tensor) -> th.Tensor:
+        """(B, num_actions) action logits (unmasked)."""
+        lay = self.layout
+        h = self.trunk(x[:, : lay.global_size])
+        c = self.context(h)
+        u = self.action(h)
+        phi = th.relu(self.feature(self.features(x)))
+        scores = th.einsum("bpd,bd->bp", phi, c)
+        pad = th.zeros(x.shape[0], lay.num_actions - lay.placements, dtype=x.dtype)
+        out: th.Tensor = u + th.cat([scores, pad], dim=1)
         return out
 
+    def value(self, x: th.Tensor) -> th.Tensor:
+        """(B,) the critic's value."""
+        out: th.Tensor = self.critic(x[:, : self.layout.global_size]).squeeze(1)
+        return out
 
-class AllFivesPolicy(MaskableActorCriticPolicy):
-    """``MaskableActorCriticPolicy`` with the per-action inputs (``skip=(start, end)``)."""
+    def to_numpy(self) -> ScorerPolicy:
+        """The actor as its NumPy twin (for checkpoints and frozen opponents)."""
 
-    def __init__(self, *args: Any, skip: tuple[int, int] | None = None, **kwargs: Any):
-        self.skip = skip
-        super().__init__(*args, **kwargs)
+        def pair(layer: nn.Linear) -> tuple[np.ndarray, np.ndarray]:
+            w = layer.weight.detach().cpu().numpy().astype(np.float32)
+            b = layer.bias.detach().cpu().numpy().astype(np.float32)
+            return w, b
 
-    def _build_mlp_extractor(self) -> None:
-        if self.skip is None:
-            super()._build_mlp_extractor()
-            return
-        self.mlp_extractor = FeatureMlpExtractor(
-            self.features_dim,
-            skip=self.skip,
-            net_arch=self.net_arch,
-            activation_fn=self.activation_fn,
-            device=self.device,
+        trunk = [pair(m) for m in self.trunk if isinstance(m, nn.Linear)]
+        return ScorerPolicy(
+            self.layout, trunk, pair(self.context), pair(self.feature), pair(self.action)
         )
-
-    def _build(self, lr_schedule: Any) -> None:
-        super()._build(lr_schedule)
-        if self.skip is None:
-            return
-        start, end = self.skip
-        old = self.action_net
-        assert isinstance(old, nn.Linear) and isinstance(self.mlp_extractor, FeatureMlpExtractor)
-        head = FeatureHead(self.mlp_extractor.hidden_dim_pi, (end - start) // 2, old.out_features)
-        with th.no_grad():  # keep SB3's small orthogonal init for the hidden part
-            head.linear.weight.copy_(old.weight[:, : head.hidden_dim])
-            head.linear.bias.copy_(old.bias)
-        self.action_net = head
-        # the optimizer must see the new parameters
-        self.optimizer = self.optimizer_class(
-            self.parameters(),
-            lr=lr_schedule(1),  # type: ignore[call-arg]  # as SB3 builds it
-            **self.optimizer_kwargs,
-        )
-
-    def _get_constructor_parameters(self) -> dict[str, Any]:
-        data: dict[str, Any] = super()._get_constructor_parameters()
-        data["skip"] = self.skip
-        return data

@@ -44,9 +44,11 @@ def test_smoke_config_trains_evaluates_and_reports(tmp_path: Path) -> None:
     assert set(report["final_eval"]) == {"random", "greedy"}
     for res in report["final_eval"].values():
         assert 0.0 <= res["ci95"][0] <= res["win_rate"] <= res["ci95"][1] <= 1.0
-    assert [h["step"] for h in report["history"]] == [0, 2048, 4096]
+    history = [(h["step"], h["phase"]) for h in report["history"]]
+    assert history == [(0, "untrained"), (1024, "imitation"), (2048, "ppo"), (3072, "ppo")]
     shares = report["throughput"]["time_share"]
     assert set(shares) == {"env", "policy", "update", "eval"}
+    assert report["steps"] == {"imitation": 1024, "ppo": 2048}
     assert abs(sum(shares.values()) - 1) < 1e-6
     assert (run / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert any((run / "tb").rglob("events.out.tfevents.*"))
@@ -64,13 +66,13 @@ def test_smoke_config_trains_evaluates_and_reports(tmp_path: Path) -> None:
     assert again.returncode == 0 and "is complete" in again.stdout
     # a larger total_timesteps extends it; eval_processes may differ (it cannot change results)
     longer = run_train(
-        "--config", "configs/smoke.yaml", "--total_timesteps", "6144", "--eval_processes", "2",
+        "--config", "configs/smoke.yaml", "--total_timesteps", "4096", "--eval_processes", "2",
         runs=tmp_path,
     )  # fmt: skip
     assert longer.returncode == 0, longer.stderr
     assert "resuming" in longer.stdout
     report = json.loads((run / "report.json").read_text())
-    assert [h["step"] for h in report["history"]] == [0, 2048, 4096, 6144]
+    assert [h["step"] for h in report["history"]] == [0, 1024, 2048, 3072, 4096, 5120]
     # a smaller one is refused: the run has trained past it
     shorter = run_train(
         "--config", "configs/smoke.yaml", "--total_timesteps", "2048", runs=tmp_path
@@ -80,7 +82,7 @@ def test_smoke_config_trains_evaluates_and_reports(tmp_path: Path) -> None:
 
 def test_an_interrupted_run_resumes_to_the_same_result(tmp_path: Path) -> None:
     args = [
-        "--config", "configs/smoke.yaml", "--total_timesteps", "6144", "--n_envs", "2",
+        "--config", "configs/smoke.yaml", "--total_timesteps", "3072", "--num_envs", "4",
         "--eval_every", "100000", "--final_eval_matches", "2",
     ]  # fmt: skip
     straight = run_train(*args, "--name", "straight", runs=tmp_path)
@@ -128,8 +130,8 @@ def test_a_different_config_for_a_run_is_refused(tmp_path: Path) -> None:
     ("args", "message"),
     [
         (["--nonsense", "1"], "Unrecognized options: --nonsense"),
-        (["--n_envs", "0"], "n_envs"),
-        (["--n_envs", "two"], "n_envs"),
+        (["--num_envs", "0"], "num_envs"),
+        (["--num_envs", "two"], "num_envs"),
         (["--preset", "dominos"], "unknown preset"),
         (["--baselines", "greedy", "nobody"], "unknown agent"),
         (["--episode", "game"], "episode"),
@@ -156,7 +158,7 @@ def test_bad_config_fails_before_training(tmp_path: Path, args: list[str], messa
     [
         ("preset: pagat\nlearning_rat: 0.1\n", "unknown config key 'learning_rat'"),
         ("learning_rate: .inf\n", "'learning_rate' must be a finite number"),
-        ("n_envs: two\n", "'n_envs' must be of type int"),
+        ("num_envs: two\n", "'num_envs' must be of type int"),
         ("baselines: greedy\n", "'baselines' must be of type list[str]"),
         ("- a list\n", "must be a mapping"),
     ],

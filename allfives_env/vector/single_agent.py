@@ -209,10 +209,14 @@ class LearnerBatch:
         self.set_lineup(lineup, None)
         self._static = np.array([by_seat.get(s, -1) for s in range(n)], np.int64)
 
-    def set_lineup(self, lineup: Sequence[BatchAgent], picker: SeatPicker | None) -> None:
+    def set_lineup(self, lineup: list[BatchAgent], picker: SeatPicker | None) -> None:
         """For self-play: the agents that may sit at a table, and ``picker`` choosing among
-        them for each seat of each new episode (``None``: the opponents last given)."""
-        self.lineup = list(lineup)
+        them for each seat of each new episode (``None``: the opponents last given).
+
+        The list is kept, not copied: the caller may append agents to it (new snapshots) and
+        ``picker`` may pick them from then on.
+        """
+        self.lineup = lineup
         self.picker = picker
 
     # ------------------------------------------------------------------ episodes

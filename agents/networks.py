@@ -1,0 +1,271 @@
+"""Policy networks in NumPy: what a checkpoint's weights compute, with no torch needed to play.
+
+Two kinds, told apart by the ``kind`` entry of the weights file:
+
+* :class:`ScorerPolicy` (``"scorer"``, what ``train.py`` trains): a trunk reads the global part of
+  the observation; every placement gets a score from its own per-action features (the
+  ``action_points``, ``action_replies`` and, where present, ``action_outlook`` entries of its
+  action id), through a small network shared by all placements, weighed by a context vector
+  the trunk computes: ``logit[a] = φ(f_a) · c(h) + u(h)[a]``. DRAW and PASS get ``u(h)`` alone.
+  The trained torch module is :class:`agents.policy_net.ScorerNet`; both compute the same
+  function (a test compares them).
+* :class:`MlpPolicy` (the default, for checkpoints of allfives 0.1): an MLP on the whole
+  observation, plus the shared per-action skip weights of that version.
+
+:func:`choose` picks from masked logits: the most likely legal action, or one sampled from the
+softmax with a caller's uniform number.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from allfives_env.envs.blocks import OUTLOOK_SIZE
+from allfives_env.envs.spaces import Encoding
+
+FloatArray = npt.NDArray[np.float32]
+
+
+def choose(logits: FloatArray, mask: npt.NDArray[np.int8], u: float | None = None) -> int:
+    """The legal action of highest logit (ties: the lowest id), or, given a uniform ``u`` in
+    [0, 1), the one the masked softmax samples with it."""
+    legal = np.flatnonzero(mask)
+    z = logits[legal].astype(np.float64)
+    if u is None:
+        return int(legal[int(np.argmax(z))])
+    p = np.exp(z - z.max())
+    c = np.cumsum(p)
+    return int(legal[min(int(np.searchsorted(c, u * c[-1], side="right")), len(p) - 1)])
+
+
+def _act(h: FloatArray, activation: str) -> FloatArray:
+    out: FloatArray = np.tanh(h) if activation == "tanh" else np.maximum(h, 0)
+    return out
+
+
+@dataclass(frozen=True)
+class ScorerLayout:
+    """Where the scorer's inputs lie in the observation (from the :class:`Encoding`).
+
+    Attributes:
+        global_size: the leading entries the trunk reads (everything before the per-action
+            blocks).
+        placements: placement action ids, ``28 · S``.
+        num_actions: all action ids (placements, DRAW, PASS).
+        points, replies: the first index of the ``action_points`` and ``action_replies``
+            blocks.
+        outlook: the first index of ``action_outlook`` (-1 without it).
+    """
+
+    global_size: int
+    placements: int
+    num_actions: int
+    points: int
+    replies: int
+    outlook: int
+
+    @classmethod
+    def of(cls, enc: Encoding) -> ScorerLayout:
+        """The layout of ``enc``'s observation.
+
+        Raises:
+            ValueError: if the observation has no per-action blocks (``action_features``
+                must be ``True`` or ``"outlook"``).
+        """
+        try:
+            points = enc.block_range("action_points")[0]
+        except KeyError:
+            raise ValueError("the scorer needs action_features (True or 'outlook')") from None
+        replies = enc.block_range("action_replies")[0]
+        try:
+            outlook = enc.block_range("action_outlook")[0]
+        except KeyError:
+            outlook = -1
+        return cls(points, enc.num_actions - 2, enc.num_actions, points, replies, outlook)
+
+    @property
+    def feature_size(self) -> int:
+        """Features per placement."""
+        return 2 + (OUTLOOK_SIZE if self.outlook >= 0 else 0)
+
+    def to_array(self) -> npt.NDArray[np.int64]:
+        """The layout as six ints (for the weights file)."""
+        return np.array(
+            [self.global_size, self.placements, self.num_actions, self.points, self.replies,
+             self.outlook],
+            np.int64,
+        )  # fmt: skip
+
+    @classmethod
+    def from_array(cls, a: Any) -> ScorerLayout:
+        """Read :meth:`to_array`."""
+        g, p, n, pts, rep, out = (int(x) for x in a)
+        return cls(g, p, n, pts, rep, out)
+
+    def features(self, x: FloatArray) -> FloatArray:
+        """(…, placements, feature_size): each placement's features, from observations."""
+        p = self.placements
+        parts = [
+            x[..., self.points : self.points + p, None],
+            x[..., self.replies : self.replies + p, None],
+        ]
+        if self.outlook >= 0:
+            block = x[..., self.outlook : self.outlook + p * OUTLOOK_SIZE]
+            parts.append(block.reshape(*x.shape[:-1], p, OUTLOOK_SIZE))
+        out: FloatArray = np.concatenate(parts, axis=-1)
+        return out
+
+
+@dataclass
+class ScorerPolicy:
+    """The scorer's actor in NumPy (see the module docstring).
+
+    Attributes:
+        layout: where its inputs are.
+        trunk: ``(weight (out, in), bias)`` per hidden layer (tanh).
+        context: the layer from the trunk's output to the context vector ``c``.
+        feature: the layer of ``φ`` (ReLU), from a placement's features.
+        action: the layer from the trunk's output to the per-action-id term ``u``.
+    """
+
+    layout: ScorerLayout
+    trunk: list[tuple[FloatArray, FloatArray]]
+    context: tuple[FloatArray, FloatArray]
+    feature: tuple[FloatArray, FloatArray]
+    action: tuple[FloatArray, FloatArray]
+    kind: str = field(default="scorer", init=False)
+
+    def logits(self, x: FloatArray) -> FloatArray:
+        """Action logits for observations ``x`` (one vector, or rows)."""
+        lay = self.layout
+        h = x[..., : lay.global_size]
+        for w, b in self.trunk:
+            h = np.tanh(h @ w.T + b)
+        c = h @ self.context[0].T + self.context[1]
+        u = h @ self.action[0].T + self.action[1]
+        wf, bf = self.feature
+        phi = np.maximum(lay.features(x) @ wf.T + bf, 0)
+        scores = np.einsum("...pd,...d->...p", phi, c)
+        out: FloatArray = u.copy()
+        out[..., : lay.placements] += scores
+        return out
+
+    def to_npz(self) -> bytes:
+        """The weights as ``.npz`` bytes."""
+        arrays: dict[str, Any] = {"kind": np.array("scorer"), "layout": self.layout.to_array()}
+        for i, (w, b) in enumerate(self.trunk):
+            arrays[f"trunk_w{i}"], arrays[f"trunk_b{i}"] = w, b
+        for name in ("context", "feature", "action"):
+            arrays[f"{name}_w"], arrays[f"{name}_b"] = getattr(self, name)
+        buf = io.BytesIO()
+        np.savez(buf, **arrays)
+        return buf.getvalue()
+
+    @classmethod
+    def from_arrays(cls, z: Any) -> ScorerPolicy:
+        """Read :meth:`to_npz`'s arrays."""
+        depth = sum(1 for k in z if str(k).startswith("trunk_w"))
+        trunk = [(z[f"trunk_w{i}"], z[f"trunk_b{i}"]) for i in range(depth)]
+        return cls(
+            ScorerLayout.from_array(z["layout"]),
+            trunk,
+            (z["context_w"], z["context_b"]),
+            (z["feature_w"], z["feature_b"]),
+            (z["action_w"], z["action_b"]),
+        )
+
+
+@dataclass
+class MlpPolicy:
+    """A feed-forward actor (the networks of allfives 0.1 checkpoints).
+
+    Attributes:
+        weights: one ``(out, in)`` matrix per layer, the last one giving the action logits.
+        biases: one vector per layer.
+        activation: ``"tanh"`` or ``"relu"`` (hidden layers only).
+        skip: observation entries ``[start, end)``: the per-action ``points`` then ``replies``.
+        feature_weights: the shared weights of those two in each action's logit.
+    """
+
+    weights: list[FloatArray]
+    biases: list[FloatArray]
+    activation: str = "tanh"
+    skip: tuple[int, int] | None = None
+    feature_weights: tuple[float, float] = (0.0, 0.0)
+    kind: str = field(default="mlp", init=False)
+
+    def logits(self, x: FloatArray) -> FloatArray:
+        """Action logits for one observation vector (or rows)."""
+        h = x
+        last = len(self.weights) - 1
+        for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
+            h = h @ w.T + b
+            if i < last:
+                h = _act(h, self.activation)
+        if self.skip is not None:
+            start, end = self.skip
+            k = (end - start) // 2
+            wp, wr = self.feature_weights
+            h = h.copy()
+            h[..., :k] += wp * x[..., start : start + k] + wr * x[..., start + k : end]
+        return h
+
+    def to_npz(self) -> bytes:
+        """The weights as ``.npz`` bytes."""
+        buf = io.BytesIO()
+        arrays: dict[str, Any] = {f"w{i}": w for i, w in enumerate(self.weights)}
+        arrays |= {f"b{i}": b for i, b in enumerate(self.biases)}
+        arrays["activation"] = np.array(self.activation)
+        if self.skip is not None:
+            arrays["skip"] = np.array(self.skip)
+            arrays["feature_weights"] = np.array(self.feature_weights)
+        np.savez(buf, **arrays)
+        return buf.getvalue()
+
+    @classmethod
+    def from_arrays(cls, z: Any) -> MlpPolicy:
+        """Read :meth:`to_npz`'s arrays."""
+        n = sum(1 for k in z if str(k).startswith("w"))
+        skip = tuple(int(v) for v in z["skip"]) if "skip" in z else None
+        fw = tuple(float(v) for v in z["feature_weights"]) if skip is not None else (0.0, 0.0)
+        return cls(
+            [z[f"w{i}"] for i in range(n)],
+            [z[f"b{i}"] for i in range(n)],
+            str(z["activation"]),
+            (skip[0], skip[1]) if skip is not None else None,
+            (fw[0], fw[1]),
+        )
+
+
+Policy = ScorerPolicy | MlpPolicy
+"""A network a checkpoint holds."""
+
+
+def policy_from_npz(data: bytes) -> Policy:
+    """The network in ``.npz`` bytes written by ``to_npz``.
+
+    Raises:
+        ValueError: if they are not a network's weights.
+    """
+    try:
+        with np.load(io.BytesIO(data)) as z:
+            arrays = {k: z[k] for k in z.files}
+    except (OSError, EOFError) as e:
+        raise ValueError(f"not a weights file: {e}") from None
+    try:
+        if "kind" in arrays and str(arrays["kind"]) == "scorer":
+            return ScorerPolicy.from_arrays(arrays)
+        return MlpPolicy.from_arrays(arrays)
+    except KeyError as e:
+        raise ValueError(f"weights lack {e}") from None
+
+
+def uniform(rng: random.Random | None) -> float | None:
+    """A uniform number from ``rng``, or ``None`` (choose the most likely action)."""
+    return None if rng is None else rng.random()
