@@ -12,6 +12,8 @@ The critic is a separate tanh MLP on the global observation. Needs torch (the ``
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import torch as th
 from torch import nn
@@ -22,7 +24,7 @@ from allfives_env.envs.blocks import OUTLOOK_SIZE
 
 def _mlp(sizes: list[int]) -> nn.Sequential:
     layers: list[nn.Module] = []
-    for a, b in zip(sizes, sizes[1:], strict=False):
+    for a, b in itertools.pairwise(sizes):
         linear = nn.Linear(a, b)
         nn.init.orthogonal_(linear.weight, np.sqrt(2))
         nn.init.zeros_(linear.bias)
