@@ -172,7 +172,7 @@ def test_the_weights_are_the_heuristic_modules_as_they_stand(
     play(Rules.preset("pagat", 2), 6, 60, 5)
 
 
-def test_compiled_kernels_cache_by_the_package_and_the_heuristic() -> None:
+def test_compiled_kernels_cache_by_the_package_sources() -> None:
     from agents import compiled
     from allfives_env.vector import _jit
 
