@@ -130,9 +130,9 @@ class Config:
     """Value-loss weight."""
     max_grad_norm: float = 0.5
     """Gradient clipping."""
-    actor_arch: list[int] = field(default_factory=lambda: [256, 256])
+    actor_arch: list[int] = field(default_factory=lambda: [128, 128])
     """Hidden layer sizes of the actor's trunk."""
-    critic_arch: list[int] = field(default_factory=lambda: [256, 256])
+    critic_arch: list[int] = field(default_factory=lambda: [128, 128])
     """Hidden layer sizes of the critic."""
     context_dim: int = 32
     """Size of the context vector that weighs each placement's features."""

@@ -151,7 +151,7 @@ class ScorerPolicy:
         u = h @ self.action[0].T + self.action[1]
         wf, bf = self.feature
         phi = np.maximum(lay.features(x) @ wf.T + bf, 0)
-        scores = np.einsum("...pd,...d->...p", phi, c)
+        scores = (phi @ c[..., None])[..., 0]
         out: FloatArray = u.copy()
         out[..., : lay.placements] += scores
         return out
