@@ -492,7 +492,8 @@ def _fake_checkpoint(path: Path, rules: Rules) -> None:
 
     import numpy as np
 
-    from agents.learned import META_FILE, WEIGHTS_FILE, MlpPolicy, PolicySpec
+    from agents.learned import META_FILE, WEIGHTS_FILE, PolicySpec
+    from agents.networks import MlpPolicy
     from allfives_env.envs.spaces import Encoding
 
     enc = Encoding(rules)

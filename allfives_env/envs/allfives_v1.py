@@ -44,9 +44,12 @@ render_mode=None, max_cycles=10000, partnerships=None, action_features=False)``
 * `partnerships`: with a preset name and 4 players, `True` seats 0+2 v 1+3, `False` each for
   himself; `None` (the default) takes the preset's own: partnerships in `pagat`, `spruce` and
   `five_up`, each for himself in `dominoes_cc` and `pyatyorka`.
-* `action_features`: append to the observation, for each placement the observer may make now, the
-  points it would score and the most the next player could score in reply (public information
-  that spares a learner the count's arithmetic; see `docs/spaces.md`).
+* `action_features`: `True` appends to the observation, for each placement the observer may make
+  now, the points it would score and the most the next player could score in reply; `"outlook"`
+  also the placement's whole public outlook (the next seat's expected reply and chance to be
+  stuck, what the observer's own tiles could score next, pips and values kept, the partner's
+  outlook: what the heuristic agent weighs). Public information that spares a learner the
+  count's arithmetic; see `docs/spaces.md`.
 
 Bad arguments raise `EnvConfigError` (a `ValueError`) naming the argument.
 
