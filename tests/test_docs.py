@@ -34,3 +34,13 @@ def test_docs_rules_is_the_project_spec() -> None:
     if not shared.exists():
         pytest.skip("no ../shared beside this checkout")
     assert (ROOT / "docs" / "RULES.md").read_text() == shared.read_text()
+
+
+def test_readme_examples_run() -> None:
+    """Every Python example in README.md runs as written (training examples shortened)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert len(blocks) >= 4
+    for i, block in enumerate(blocks):
+        code = re.sub(r"\.learn\(\d[\d_]*\)", ".learn(256)", block)
+        exec(compile(code, f"README.md python block {i + 1}", "exec"), {"__name__": "readme"})
