@@ -136,6 +136,9 @@ class Config:
     """Hidden layer sizes of the critic."""
     context_dim: int = 32
     """Size of the context vector that weighs each placement's features."""
+    critic_state: bool = True
+    """Let the critic see the full position (every hand, the boneyard) and the learner's seat:
+    it only trains (the checkpoint is the actor alone), so it may see what the player cannot."""
     imitation_samples: int = 600_000
     """Learner steps of the warm start (imitation of imitation_teacher); 0: none."""
     imitation_epochs: int = 2
@@ -436,6 +439,7 @@ class Rollout:
     """One rollout's tensors, (num_steps, num_envs, …)."""
 
     obs: Any
+    privileged: Any
     masks: Any
     actions: Any
     labels: Any
@@ -445,12 +449,13 @@ class Rollout:
     values: Any
 
 
-def new_rollout(cfg: Config, obs_size: int, num_actions: int) -> Rollout:
+def new_rollout(cfg: Config, obs_size: int, privileged: int, num_actions: int) -> Rollout:
     import torch as th
 
     t, n = cfg.num_steps, cfg.num_envs
     return Rollout(
         obs=th.zeros((t, n, obs_size)),
+        privileged=th.zeros((t, n, privileged)),
         masks=th.zeros((t, n, num_actions), dtype=th.bool),
         actions=th.zeros((t, n), dtype=th.long),
         labels=th.zeros((t, n), dtype=th.long),
@@ -475,9 +480,11 @@ class Learner:
         self.pool = pool
         self.batch = batch
         layout = ScorerLayout.of(batch.encoding)
-        self.net = ScorerNet(layout, cfg.actor_arch, cfg.critic_arch, cfg.context_dim)
+        enc = batch.encoding
+        privileged = enc.state_size + enc.num_players if cfg.critic_state else 0
+        self.net = ScorerNet(layout, cfg.actor_arch, cfg.critic_arch, cfg.context_dim, privileged)
         self.optimizer = th.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
-        self.rollout = new_rollout(cfg, batch.encoding.obs_size, batch.encoding.num_actions)
+        self.rollout = new_rollout(cfg, enc.obs_size, privileged, enc.num_actions)
         self.teacher: Any = None
         self.teacher_rng: Any = None
 
@@ -488,6 +495,17 @@ class Learner:
         vg = self.batch.vg
         return th.from_numpy(vg.observe().copy()), th.from_numpy(vg.masks() > 0)
 
+    def privileged(self) -> Any:
+        """What the critic sees besides the observation: the full position of every game and
+        the learner's seat (one-hot); an empty tensor without ``critic_state``."""
+        import torch as th
+
+        batch = self.batch
+        if not self.cfg.critic_state:
+            return th.zeros((batch.num_envs, 0))
+        seats = np.eye(batch.rules.num_players, dtype=np.float32)[batch.seats]
+        return th.from_numpy(np.concatenate([batch.vg.state(), seats], axis=1))
+
     def collect(self, imitation: bool) -> dict[str, float]:
         """Play ``num_steps`` steps in every game; fill the rollout. With ``imitation``, the
         teacher's choice is the label, and is played with chance ``teacher_prob``."""
@@ -496,6 +514,7 @@ class Learner:
 
         cfg, ro, batch, timing = self.cfg, self.rollout, self.batch, self.run.timing
         obs, masks = self.state_now()
+        privileged = self.privileged()
         finished = won = 0
         for t in range(cfg.num_steps):
             t0 = time.perf_counter()
@@ -503,7 +522,7 @@ class Learner:
                 logits = self.net.logits(obs).masked_fill(~masks, -1e9)
                 dist = Categorical(logits=logits)
                 action = dist.sample()
-                value = self.net.value(obs)
+                value = self.net.value(obs, privileged)
             labels = action
             if imitation:
                 games = np.arange(cfg.num_envs)
@@ -514,6 +533,7 @@ class Learner:
                 action = th.where(play_teacher, teacher, action)
                 labels = teacher
             ro.obs[t], ro.masks[t], ro.actions[t], ro.labels[t] = obs, masks, action, labels
+            ro.privileged[t] = privileged
             ro.logprobs[t] = dist.log_prob(action)
             ro.values[t] = value
             t1 = time.perf_counter()
@@ -527,8 +547,9 @@ class Learner:
             finished += int(r.terminated.sum())
             won += int(r.final_won[r.terminated].sum())
             obs, masks = th.from_numpy(r.obs), th.from_numpy(r.masks > 0)
+            privileged = self.privileged()
         with th.no_grad():
-            self.next_value = self.net.value(obs)
+            self.next_value = self.net.value(obs, privileged)
         return {"episodes": finished, "won": won}
 
     def advantages(self) -> tuple[Any, Any]:
@@ -559,6 +580,7 @@ class Learner:
         adv, returns = self.advantages()
         size = cfg.num_steps * cfg.num_envs
         obs = ro.obs.reshape(size, -1)
+        privileged = ro.privileged.reshape(size, -1)
         masks = ro.masks.reshape(size, -1)
         actions, labels = ro.actions.reshape(size), ro.labels.reshape(size)
         logprobs, adv, returns = ro.logprobs.reshape(size), adv.reshape(size), returns.reshape(size)
@@ -571,7 +593,7 @@ class Learner:
                 idx = order[start : start + minibatch]
                 logits = self.net.logits(obs[idx]).masked_fill(~masks[idx], -1e9)
                 dist = Categorical(logits=logits)
-                value = self.net.value(obs[idx])
+                value = self.net.value(obs[idx], privileged[idx])
                 v_loss = 0.5 * ((value - returns[idx]) ** 2).mean()
                 entropy = dist.entropy().mean()
                 if imitation:

@@ -7,7 +7,9 @@ the trunk gives a context ``c(h)`` and a per-action-id term ``u(h)``; ``logit[a]
 + u(h)[a]`` (DRAW and PASS: ``u`` alone). The learner so weighs each placement's public
 outlook by what the position calls for, with one set of weights for all placements.
 
-The critic is a separate tanh MLP on the global observation. Needs torch (the ``train`` extra).
+The critic is a separate tanh MLP on the global observation, followed, when the trainer gives
+it ``privileged`` entries, by those (the full position: every hand; a critic only trains, it
+never plays, so it may see what the player cannot). Needs torch (the ``train`` extra).
 """
 
 from __future__ import annotations
@@ -47,9 +49,17 @@ class ScorerNet(nn.Module):
         actor: hidden layer sizes of the actor's trunk.
         critic: hidden layer sizes of the critic.
         context: size of the context vector and of ``φ``.
+        privileged: entries the critic reads after the global observation (0: none).
     """
 
-    def __init__(self, layout: ScorerLayout, actor: list[int], critic: list[int], context: int):
+    def __init__(
+        self,
+        layout: ScorerLayout,
+        actor: list[int],
+        critic: list[int],
+        context: int,
+        privileged: int = 0,
+    ):
         super().__init__()
         self.layout = layout
         g = layout.global_size
@@ -57,7 +67,8 @@ class ScorerNet(nn.Module):
         self.context = _linear(actor[-1], context, 0.01)
         self.feature = _linear(layout.feature_size, context, np.sqrt(2))
         self.action = _linear(actor[-1], layout.num_actions, 0.01)
-        self.critic = nn.Sequential(_mlp([g, *critic]), _linear(critic[-1], 1, 1.0))
+        self.privileged = privileged
+        self.critic = nn.Sequential(_mlp([g + privileged, *critic]), _linear(critic[-1], 1, 1.0))
 
     def features(self, x: th.Tensor) -> th.Tensor:
         """(B, placements, feature_size): each placement's features."""
@@ -84,9 +95,14 @@ class ScorerNet(nn.Module):
         out: th.Tensor = u + th.cat([scores, pad], dim=1)
         return out
 
-    def value(self, x: th.Tensor) -> th.Tensor:
-        """(B,) the critic's value."""
-        out: th.Tensor = self.critic(x[:, : self.layout.global_size]).squeeze(1)
+    def value(self, x: th.Tensor, privileged: th.Tensor | None = None) -> th.Tensor:
+        """(B,) the critic's value of observations ``x`` (and ``privileged`` entries, if the
+        critic reads any)."""
+        inputs = x[:, : self.layout.global_size]
+        if self.privileged:
+            assert privileged is not None, "this critic reads privileged entries"
+            inputs = th.cat([inputs, privileged], dim=1)
+        out: th.Tensor = self.critic(inputs).squeeze(1)
         return out
 
     def to_numpy(self) -> ScorerPolicy:

@@ -85,6 +85,44 @@ def check_seed(seed: object) -> int | None:
     raise EnvConfigError(f"seed must be a non-negative int or None, not {seed!r}")
 
 
+def check_seat(seat: object, num_players: int, what: str) -> int:
+    """``seat`` as an ``int`` seat of a ``num_players`` game (NumPy integers too).
+
+    Raises:
+        EnvConfigError: naming ``what``, for anything else.
+    """
+    try:
+        s = -1 if type(seat) is bool else operator.index(seat)  # type: ignore[arg-type]
+    except TypeError:
+        s = -1
+    if not 0 <= s < num_players:
+        raise EnvConfigError(f"{what}: no seat {seat!r} in a {num_players}-player game")
+    return s
+
+
+def rules_of(rules: str | Rules, num_players: int | None, partnerships: bool | None) -> Rules:
+    """The rules an environment is asked for: a :class:`Rules` (which ``num_players`` and
+    ``partnerships``, if given, must agree with) or a preset name (2 players by default; the
+    preset's own partnerships unless given).
+
+    Raises:
+        EnvConfigError: for a disagreement, or rules that are neither.
+        RulesError: for an unknown preset or a bad player count.
+    """
+    if isinstance(rules, Rules):
+        if num_players is not None and num_players != rules.num_players:
+            raise EnvConfigError(
+                f"num_players={num_players!r} disagrees with the rules' {rules.num_players}"
+            )
+        if partnerships is not None and partnerships != rules.partnerships:
+            raise EnvConfigError("partnerships disagrees with the rules given")
+        return rules
+    if not isinstance(rules, str):
+        raise EnvConfigError(f"rules must be a preset name or a Rules, not {rules!r}")
+    extra = {} if partnerships is None else {"partnerships": partnerships}
+    return Rules.preset(rules, 2 if num_players is None else num_players, **extra)
+
+
 def check_options(options: object) -> dict[str, Any]:
     """``reset``'s ``options`` as a dict of known keys.
 
@@ -141,21 +179,9 @@ class raw_env(AECEnv[str, dict[str, Any], int]):
         action_features: bool | str = False,
     ):
         super().__init__()
-        if isinstance(rules, Rules):
-            if num_players is not None and num_players != rules.num_players:
-                raise EnvConfigError(
-                    f"num_players={num_players!r} disagrees with the rules' {rules.num_players}"
-                )
-            if partnerships is not None and partnerships != rules.partnerships:
-                raise EnvConfigError("partnerships disagrees with the rules given")
-        elif isinstance(rules, str):
-            if partnerships is None and self.LEGACY_PAIRS and num_players == 4:
-                partnerships = True
-            extra = {} if partnerships is None else {"partnerships": partnerships}
-            rules = Rules.preset(rules, 2 if num_players is None else num_players, **extra)
-        else:
-            raise EnvConfigError(f"rules must be a preset name or a Rules, not {rules!r}")
-        self.rules = rules
+        if isinstance(rules, str) and partnerships is None and self.LEGACY_PAIRS:
+            partnerships = True if num_players == 4 else None
+        self.rules = rules = rules_of(rules, num_players, partnerships)
         self.episode: Episode = _choose(episode, EPISODES, "episode")
         self.reward_mode: RewardMode = _choose(reward, REWARDS, "reward")
         self.forced_actions: ForcedActions = _choose(forced_actions, FORCED, "forced_actions")

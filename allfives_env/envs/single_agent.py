@@ -29,6 +29,7 @@ from allfives_env.envs.aec import (
     EnvConfigError,
     ResetRequiredError,
     check_options,
+    check_seat,
     check_seed,
     raw_env,
 )
@@ -139,13 +140,7 @@ class AllFivesSingleAgentEnv(gym.Env[ObsArray, int]):
         table: dict[int, Agent | Policy] = {}
         if isinstance(opponents, Mapping):
             for seat, opp in opponents.items():
-                try:
-                    s = -1 if type(seat) is bool else operator.index(seat)
-                except TypeError:
-                    s = -1
-                if not 0 <= s < n:
-                    raise EnvConfigError(f"opponents: no seat {seat!r} in a {n}-player game")
-                table[s] = _resolve(opp)
+                table[check_seat(seat, n, "opponents")] = _resolve(opp)
             rule = self.learner_seat_rule
             free = [s for s in range(n) if rule == "random" or s != rule]
             missing = [s for s in free if s not in table]

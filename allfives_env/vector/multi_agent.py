@@ -31,10 +31,9 @@ from typing import Any
 import numpy as np
 
 from allfives_env.core.rules import Rules
-from allfives_env.envs.aec import DEFAULT_MAX_CYCLES, ResetRequiredError
+from allfives_env.envs.aec import DEFAULT_MAX_CYCLES, ResetRequiredError, rules_of
 from allfives_env.vector.engine import VectorGame
 from allfives_env.vector.rng import derive_seeds
-from allfives_env.vector.single_agent import _rules
 from allfives_env.vector.state import F32, I8, I64, BoolArray
 
 
@@ -63,7 +62,7 @@ class AllFivesMultiAgentVectorEnv:
         action_features: bool | str = False,
         max_cycles: int | None = DEFAULT_MAX_CYCLES,
     ):
-        self.rules = _rules(rules, num_players, partnerships)
+        self.rules = rules_of(rules, num_players, partnerships)
         self.vg = VectorGame(
             self.rules,
             num_envs,

@@ -36,7 +36,13 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from allfives_env.core.errors import ArgumentError
 from allfives_env.core.rules import Rules
-from allfives_env.envs.aec import DEFAULT_MAX_CYCLES, EnvConfigError, ResetRequiredError
+from allfives_env.envs.aec import (
+    DEFAULT_MAX_CYCLES,
+    EnvConfigError,
+    ResetRequiredError,
+    check_seat,
+    rules_of,
+)
 from allfives_env.vector.agents import BatchAgent, batch_agent, draw_bits
 from allfives_env.vector.engine import VectorGame
 from allfives_env.vector.rng import derive_seeds, seed_states
@@ -51,21 +57,6 @@ SeatPicker = Callable[[I64, I64, U64], I64]
 
 _OPPONENT_SALT = 0x0990
 _SEAT_SALT = 0x5EA7
-
-
-def _rules(rules: str | Rules, num_players: int | None, partnerships: bool | None) -> Rules:
-    if isinstance(rules, Rules):
-        if num_players is not None and num_players != rules.num_players:
-            raise EnvConfigError(
-                f"num_players={num_players!r} disagrees with the rules' {rules.num_players}"
-            )
-        if partnerships is not None and partnerships != rules.partnerships:
-            raise EnvConfigError("partnerships disagrees with the rules given")
-        return rules
-    if not isinstance(rules, str):
-        raise EnvConfigError(f"rules must be a preset name or a Rules, not {rules!r}")
-    extra = {} if partnerships is None else {"partnerships": partnerships}
-    return Rules.preset(rules, 2 if num_players is None else num_players, **extra)
 
 
 @dataclass
@@ -132,7 +123,7 @@ class LearnerBatch:
         action_features: bool | str = False,
         max_cycles: int | None = DEFAULT_MAX_CYCLES,
     ):
-        self.rules = _rules(rules, num_players, partnerships)
+        self.rules = rules_of(rules, num_players, partnerships)
         if type(num_envs) is not int or num_envs < 1:
             raise EnvConfigError(f"num_envs must be a positive int, not {num_envs!r}")
         n = self.rules.num_players
@@ -178,13 +169,7 @@ class LearnerBatch:
         by_seat: dict[int, Opponent] = {}
         if isinstance(opponents, Mapping):
             for seat, opp in opponents.items():
-                try:
-                    s = -1 if type(seat) is bool else operator.index(seat)
-                except TypeError:
-                    s = -1
-                if not 0 <= s < n:
-                    raise EnvConfigError(f"opponents: no seat {seat!r} in a {n}-player game")
-                by_seat[s] = opp
+                by_seat[check_seat(seat, n, "opponents")] = opp
         elif isinstance(opponents, Sequence) and not isinstance(opponents, str):
             if len(opponents) != n:
                 raise EnvConfigError(f"give {n} opponents, one per seat, not {len(opponents)}")
