@@ -32,12 +32,11 @@ from allfives_env.envs.spaces import Encoding
 from allfives_env.vector import VectorGame, policy_rng
 from allfives_env.vector.state import HAND_ENDS
 
-NUM_GAMES = 12
-STEPS = 225  # 20 tables x 12 games x 225 steps = 54,000 compared steps
+NUM_GAMES = 24
+STEPS = 2_100  # per table: 24 games x 2,100 steps = 50,400 compared steps
 
 TABLES = [(p, n, partners) for p in PRESETS for n, partners in ((2, 1), (3, 1), (4, 1), (4, 0))]
-TOTAL_STEPS = len(TABLES) * NUM_GAMES * STEPS
-assert TOTAL_STEPS >= 50_000
+assert NUM_GAMES * STEPS >= 50_000  # per preset and table
 
 #: rules off the presets: every field's other values in the kernels' paths
 OVERRIDES: list[tuple[str, int, bool, dict[str, Any]]] = [
