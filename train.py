@@ -169,8 +169,8 @@ class Config:
     """Processes the evaluator may use."""
     torch_threads: int = 2
     """Threads torch may use."""
-    engine_threads: int = 2
-    """Threads the batched engine may use."""
+    engine_threads: int = 1
+    """Threads the batched engine may use (torch's threads share the same cores)."""
     progress: bool = True
     """Show a progress bar."""
 

@@ -178,3 +178,17 @@ def test_multi_agent_batch_rewards_are_zero_sum_and_state_is_full() -> None:
             rewards[:, 1], rewards[:, 3]
         )
         assert np.allclose(rewards[:, 0] + rewards[:, 1], 0)
+
+
+def test_observe_games_is_observe_seat_for_some_games() -> None:
+    from allfives_env.vector import VectorGame
+
+    vg = VectorGame(Rules.preset("five_up", 3), 10, action_features="outlook")
+    vg.reset(seeds=3)
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        vg.step(random_legal(vg.masks(), rng))
+        vg.reset_games(np.flatnonzero(vg.done))
+    seats = rng.integers(0, 3, 10)
+    games = np.array([7, 2, 9])
+    assert np.array_equal(vg.observe_games(games, seats[games]), vg.observe_seat(seats)[games])

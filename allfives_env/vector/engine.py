@@ -67,7 +67,7 @@ from allfives_env.envs.aec import (
 from allfives_env.envs.blocks import FEATURE_SETS, feature_set
 from allfives_env.envs.spaces import Encoding
 from allfives_env.vector.errors import ActionArrayError, VectorActionError, VectorConfigError
-from allfives_env.vector.kernels.encode import observe_batch, state_batch
+from allfives_env.vector.kernels.encode import observe_batch, observe_listed, state_batch
 from allfives_env.vector.kernels.legal import masks_batch, write_mask
 from allfives_env.vector.kernels.policies import greedy_batch, random_from_masks
 from allfives_env.vector.kernels.step import reset_batch, step_batch
@@ -413,6 +413,36 @@ class VectorGame:
         seats_ = s.astype(np.int64)
         observe_batch(self.st, self.cfg, self.scores_, seats_, o, self.scratch, self.fscratch)
         return o
+
+    def observe_games(
+        self, games: Sequence[int] | np.ndarray, seats: Sequence[int] | np.ndarray
+    ) -> F32:
+        """(k, obs_size) float32: the observation of seat ``seats[j]`` in game ``games[j]``
+        (``observe_seat`` for some games only).
+
+        Raises:
+            VectorConfigError: for games or seats that are not this batch's.
+        """
+        self._need_reset()
+        g = np.asarray(games)
+        s = np.asarray(seats)
+        if (
+            g.ndim != 1
+            or s.shape != g.shape
+            or g.dtype.kind not in "iu"
+            or s.dtype.kind not in "iu"
+        ):
+            raise VectorConfigError("observe_games: games and seats must be two lists of ints")
+        if g.size and (g.min() < 0 or g.max() >= self.num_games):
+            raise VectorConfigError(f"observe_games: games must be 0-{self.num_games - 1}")
+        if s.size and (s.min() < 0 or s.max() >= self.num_players):
+            raise VectorConfigError(f"observe_games: seats must be 0-{self.num_players - 1}")
+        out = np.zeros((g.size, self.obs_size), np.float32)
+        observe_listed(
+            self.st, self.cfg, self.scores_, g.astype(np.int64), s.astype(np.int64), out,
+            self.scratch, self.fscratch,
+        )  # fmt: skip
+        return out
 
     def masks(self, out: I8 | None = None) -> I8:
         """(N, num_actions) int8 0/1: the legal env actions of each game's acting seat, as

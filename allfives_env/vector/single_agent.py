@@ -314,7 +314,7 @@ class LearnerBatch:
         final_won = np.zeros(n, bool)
         final_seats = np.full(n, -1, np.int64)
         if len(done):
-            final_obs[done] = vg.observe_seat(self.seats)[done]
+            final_obs[done] = vg.observe_games(done, self.seats[done])
             final_scores[done] = vg.scores[done]
             sides = self._side_of[self.seats[done]]
             final_won[done] = vg.winners[done, sides]

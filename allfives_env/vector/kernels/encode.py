@@ -217,6 +217,27 @@ def observe_batch(
 
 
 @batch_kernel
+def observe_listed(
+    st: I32,
+    cfg: I64,
+    scores: F64,
+    games: I64,
+    seats: I64,
+    out: F32,
+    scratch: I32,
+    fscratch: F64,
+) -> None:
+    """``out[k]`` = the observation of seat ``seats[k]`` of game ``games[k]`` (as
+    :func:`observe_batch`, for some games only)."""
+    for k in prange(games.shape[0]):
+        i = games[k]
+        seat = seats[k]
+        if seat < 0:
+            seat = st[i, CUR]
+        write_observation(st[i], cfg, scores[i], seat, out[k], scratch[i], fscratch[i])
+
+
+@batch_kernel
 def state_batch(st: I32, cfg: I64, scores: F64, out: F32) -> None:
     """``out[i]`` = the global state of game ``i``."""
     for i in prange(st.shape[0]):
