@@ -137,8 +137,9 @@ class Config:
     context_dim: int = 32
     """Size of the context vector that weighs each placement's features."""
     critic_state: bool = True
-    """Let the critic see the full position (every hand, the boneyard) and the learner's seat:
-    it only trains (the checkpoint is the actor alone), so it may see what the player cannot."""
+    """The critic reads the full position (every hand, the boneyard) and the learner's seat
+    instead of the observation: it only trains (the checkpoint is the actor alone), so it may
+    see what the player cannot."""
     imitation_samples: int = 600_000
     """Learner steps of the warm start (imitation of imitation_teacher); 0: none."""
     imitation_epochs: int = 2
@@ -510,7 +511,6 @@ class Learner:
         """Play ``num_steps`` steps in every game; fill the rollout. With ``imitation``, the
         teacher's choice is the label, and is played with chance ``teacher_prob``."""
         import torch as th
-        from torch.distributions import Categorical
 
         cfg, ro, batch, timing = self.cfg, self.rollout, self.batch, self.run.timing
         obs, masks = self.state_now()
@@ -519,10 +519,9 @@ class Learner:
         for t in range(cfg.num_steps):
             t0 = time.perf_counter()
             with th.no_grad():
-                logits = self.net.logits(obs).masked_fill(~masks, -1e9)
-                dist = Categorical(logits=logits)
-                action = dist.sample()
-                value = self.net.value(obs, privileged)
+                logp = th.log_softmax(self.net.logits(obs, masks), dim=1)
+                gumbel = -th.log(-th.log(th.rand_like(logp).clamp_min(1e-20)))
+                action = (logp + gumbel).argmax(dim=1)  # a sample of the masked policy
             labels = action
             if imitation:
                 games = np.arange(cfg.num_envs)
@@ -534,8 +533,7 @@ class Learner:
                 labels = teacher
             ro.obs[t], ro.masks[t], ro.actions[t], ro.labels[t] = obs, masks, action, labels
             ro.privileged[t] = privileged
-            ro.logprobs[t] = dist.log_prob(action)
-            ro.values[t] = value
+            ro.logprobs[t] = logp.gather(1, action.unsqueeze(1)).squeeze(1)
             t1 = time.perf_counter()
             r = batch.step(action.numpy())
             t2 = time.perf_counter()
@@ -548,8 +546,13 @@ class Learner:
             won += int(r.final_won[r.terminated].sum())
             obs, masks = th.from_numpy(r.obs), th.from_numpy(r.masks > 0)
             privileged = self.privileged()
-        with th.no_grad():
+        t0 = time.perf_counter()
+        with th.no_grad():  # the critic's values, in one pass over the rollout
+            size = cfg.num_steps * cfg.num_envs
+            flat = self.net.value(ro.obs.reshape(size, -1), ro.privileged.reshape(size, -1))
+            ro.values[:] = flat.reshape(cfg.num_steps, cfg.num_envs)
             self.next_value = self.net.value(obs, privileged)
+        timing["policy"] += time.perf_counter() - t0
         return {"episodes": finished, "won": won}
 
     def advantages(self) -> tuple[Any, Any]:
@@ -573,7 +576,6 @@ class Learner:
         labels) and the critic's regression, over ``update_epochs`` epochs."""
         import torch as th
         from torch import nn
-        from torch.distributions import Categorical
 
         cfg, ro = self.cfg, self.rollout
         t0 = time.perf_counter()
@@ -591,11 +593,11 @@ class Learner:
             order = th.randperm(size)
             for start in range(0, size, minibatch):
                 idx = order[start : start + minibatch]
-                logits = self.net.logits(obs[idx]).masked_fill(~masks[idx], -1e9)
-                dist = Categorical(logits=logits)
+                logits = self.net.logits(obs[idx], masks[idx])
+                logp = th.log_softmax(logits, dim=1)
                 value = self.net.value(obs[idx], privileged[idx])
                 v_loss = 0.5 * ((value - returns[idx]) ** 2).mean()
-                entropy = dist.entropy().mean()
+                entropy = -(logp.exp() * logp).sum(dim=1).mean()
                 if imitation:
                     pg_loss = nn.functional.cross_entropy(logits, labels[idx])
                     stats["imitation_accuracy"] = float(
@@ -603,7 +605,8 @@ class Learner:
                     )
                     loss = pg_loss + cfg.vf_coef * v_loss
                 else:
-                    ratio = (dist.log_prob(actions[idx]) - logprobs[idx]).exp()
+                    chosen = logp.gather(1, actions[idx].unsqueeze(1)).squeeze(1)
+                    ratio = (chosen - logprobs[idx]).exp()
                     a = adv[idx]
                     a = (a - a.mean()) / (a.std() + 1e-8)
                     pg_loss = th.max(

@@ -162,7 +162,7 @@ class LearnedAgent:
         if vg.encoding.obs_size != self._encoding(vg.rules).obs_size:
             features = self.spec.action_features
             raise CheckpointError(f"{self.name} needs action_features={features!r}")
-        obs = vg.observe()[games]
+        obs = vg.observe_games(games, vg.current_player[games])
         masks = vg.masks()[games]
         z = self.policy.logits(obs).astype(np.float64)
         z = np.where(masks > 0, z, -np.inf)

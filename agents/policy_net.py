@@ -7,9 +7,10 @@ the trunk gives a context ``c(h)`` and a per-action-id term ``u(h)``; ``logit[a]
 + u(h)[a]`` (DRAW and PASS: ``u`` alone). The learner so weighs each placement's public
 outlook by what the position calls for, with one set of weights for all placements.
 
-The critic is a separate tanh MLP on the global observation, followed, when the trainer gives
-it ``privileged`` entries, by those (the full position: every hand; a critic only trains, it
-never plays, so it may see what the player cannot). Needs torch (the ``train`` extra).
+The critic is a separate tanh MLP on the global observation, or, when the trainer gives it
+``privileged`` entries, on those instead (the full position, every hand included, and the
+learner's seat: a critic only trains, it never plays, so it may see what the player cannot).
+Needs torch (the ``train`` extra).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ class ScorerNet(nn.Module):
         actor: hidden layer sizes of the actor's trunk.
         critic: hidden layer sizes of the critic.
         context: size of the context vector and of ``φ``.
-        privileged: entries the critic reads after the global observation (0: none).
+        privileged: entries the critic reads instead of the global observation (0: none).
     """
 
     def __init__(
@@ -68,40 +69,42 @@ class ScorerNet(nn.Module):
         self.feature = _linear(layout.feature_size, context, np.sqrt(2))
         self.action = _linear(actor[-1], layout.num_actions, 0.01)
         self.privileged = privileged
-        self.critic = nn.Sequential(_mlp([g + privileged, *critic]), _linear(critic[-1], 1, 1.0))
+        self.critic = nn.Sequential(_mlp([privileged or g, *critic]), _linear(critic[-1], 1, 1.0))
 
-    def features(self, x: th.Tensor) -> th.Tensor:
-        """(B, placements, feature_size): each placement's features."""
+    def _columns(self, a: th.Tensor) -> th.Tensor:
+        """(M, feature_size) the observation columns of placements ``a``'s features."""
         lay = self.layout
-        p = lay.placements
-        parts = [
-            x[:, lay.points : lay.points + p, None],
-            x[:, lay.replies : lay.replies + p, None],
-        ]
+        cols = [lay.points + a, lay.replies + a]
         if lay.outlook >= 0:
-            block = x[:, lay.outlook : lay.outlook + p * OUTLOOK_SIZE]
-            parts.append(block.reshape(x.shape[0], p, OUTLOOK_SIZE))
-        return th.cat(parts, dim=2)
+            base = lay.outlook + a * OUTLOOK_SIZE
+            cols += [base + j for j in range(OUTLOOK_SIZE)]
+        return th.stack(cols, dim=1)
 
-    def logits(self, x: th.Tensor) -> th.Tensor:
-        """(B, num_actions) action logits (unmasked)."""
+    def logits(self, x: th.Tensor, mask: th.Tensor) -> th.Tensor:
+        """(B, num_actions) action logits, ``-1e9`` where ``mask`` (bool) is False.
+
+        Only the legal placements are scored (a few of the 28·S), which is what makes the
+        network cheap; the legal logits equal :meth:`ScorerPolicy.logits`'s.
+        """
         lay = self.layout
         h = self.trunk(x[:, : lay.global_size])
         c = self.context(h)
         u = self.action(h)
-        phi = th.relu(self.feature(self.features(x)))
-        scores = th.einsum("bpd,bd->bp", phi, c)
-        pad = th.zeros(x.shape[0], lay.num_actions - lay.placements, dtype=x.dtype)
-        out: th.Tensor = u + th.cat([scores, pad], dim=1)
+        b, a = mask[:, : lay.placements].nonzero(as_tuple=True)
+        f = x[b.unsqueeze(1), self._columns(a)]
+        phi = th.relu(self.feature(f))
+        scores = (phi * c[b]).sum(dim=1)
+        out: th.Tensor = u.index_put((b, a), scores, accumulate=True).masked_fill(~mask, -1e9)
         return out
 
     def value(self, x: th.Tensor, privileged: th.Tensor | None = None) -> th.Tensor:
-        """(B,) the critic's value of observations ``x`` (and ``privileged`` entries, if the
-        critic reads any)."""
-        inputs = x[:, : self.layout.global_size]
+        """(B,) the critic's value of observations ``x``, or of the ``privileged`` entries if
+        the critic reads them."""
         if self.privileged:
             assert privileged is not None, "this critic reads privileged entries"
-            inputs = th.cat([inputs, privileged], dim=1)
+            inputs = privileged
+        else:
+            inputs = x[:, : self.layout.global_size]
         out: th.Tensor = self.critic(inputs).squeeze(1)
         return out
 
