@@ -5,6 +5,7 @@ Commands:
   demo            a seeded match between agents, printed move by move
   bench engine    moves/s and hands/s of random legal games, per preset
   bench env       environment steps/s of random masked play (env() and raw_env())
+  bench vector    the batched engine's steps/s beside env(), memory per game, compile time
   eval            duplicate-deal matches between agents: win rates, CIs, ratings
   play            play a match against agents in the terminal
 
