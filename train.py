@@ -136,6 +136,9 @@ class Config:
     """Hidden layer sizes of the critic."""
     context_dim: int = 32
     """Size of the context vector that weighs each placement's features."""
+    feature_arch: list[int] = field(default_factory=list)
+    """Hidden layer sizes of the network each placement's features go through (before its
+    last layer, of context_dim)."""
     critic_state: bool = True
     """The critic reads the full position (every hand, the boneyard) and the learner's seat
     instead of the observation: it only trains (the checkpoint is the actor alone), so it may
@@ -483,7 +486,14 @@ class Learner:
         layout = ScorerLayout.of(batch.encoding)
         enc = batch.encoding
         privileged = enc.state_size + enc.num_players if cfg.critic_state else 0
-        self.net = ScorerNet(layout, cfg.actor_arch, cfg.critic_arch, cfg.context_dim, privileged)
+        self.net = ScorerNet(
+            layout,
+            cfg.actor_arch,
+            cfg.critic_arch,
+            cfg.context_dim,
+            privileged,
+            tuple(cfg.feature_arch),
+        )
         self.optimizer = th.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.rollout = new_rollout(cfg, enc.obs_size, privileged, enc.num_actions)
         self.teacher: Any = None

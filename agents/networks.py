@@ -130,14 +130,14 @@ class ScorerPolicy:
         layout: where its inputs are.
         trunk: ``(weight (out, in), bias)`` per hidden layer (tanh).
         context: the layer from the trunk's output to the context vector ``c``.
-        feature: the layer of ``φ`` (ReLU), from a placement's features.
+        feature: the layers of ``φ`` (each ReLU), from a placement's features.
         action: the layer from the trunk's output to the per-action-id term ``u``.
     """
 
     layout: ScorerLayout
     trunk: list[tuple[FloatArray, FloatArray]]
     context: tuple[FloatArray, FloatArray]
-    feature: tuple[FloatArray, FloatArray]
+    feature: list[tuple[FloatArray, FloatArray]]
     action: tuple[FloatArray, FloatArray]
     kind: str = field(default="scorer", init=False)
 
@@ -149,8 +149,9 @@ class ScorerPolicy:
             h = np.tanh(h @ w.T + b)
         c = h @ self.context[0].T + self.context[1]
         u = h @ self.action[0].T + self.action[1]
-        wf, bf = self.feature
-        phi = np.maximum(lay.features(x) @ wf.T + bf, 0)
+        phi = lay.features(x)
+        for wf, bf in self.feature:
+            phi = np.maximum(phi @ wf.T + bf, 0)
         scores = (phi @ c[..., None])[..., 0]
         out: FloatArray = u.copy()
         out[..., : lay.placements] += scores
@@ -161,7 +162,9 @@ class ScorerPolicy:
         arrays: dict[str, Any] = {"kind": np.array("scorer"), "layout": self.layout.to_array()}
         for i, (w, b) in enumerate(self.trunk):
             arrays[f"trunk_w{i}"], arrays[f"trunk_b{i}"] = w, b
-        for name in ("context", "feature", "action"):
+        for i, (w, b) in enumerate(self.feature):
+            arrays[f"feature_w{i}"], arrays[f"feature_b{i}"] = w, b
+        for name in ("context", "action"):
             arrays[f"{name}_w"], arrays[f"{name}_b"] = getattr(self, name)
         buf = io.BytesIO()
         np.savez(buf, **arrays)
@@ -172,11 +175,13 @@ class ScorerPolicy:
         """Read :meth:`to_npz`'s arrays."""
         depth = sum(1 for k in z if str(k).startswith("trunk_w"))
         trunk = [(z[f"trunk_w{i}"], z[f"trunk_b{i}"]) for i in range(depth)]
+        layers = sum(1 for k in z if str(k).startswith("feature_w"))
+        feature = [(z[f"feature_w{i}"], z[f"feature_b{i}"]) for i in range(layers)]
         return cls(
             ScorerLayout.from_array(z["layout"]),
             trunk,
             (z["context_w"], z["context_b"]),
-            (z["feature_w"], z["feature_b"]),
+            feature,
             (z["action_w"], z["action_b"]),
         )
 

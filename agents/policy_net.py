@@ -2,7 +2,7 @@
 
 The actor computes what :class:`agents.networks.ScorerPolicy` computes (its NumPy twin, which
 plays the checkpoints): a tanh trunk on the global observation gives ``h``; each placement's
-features ``f_a`` go through one layer shared by every placement, ``φ(f_a) = relu(W f_a + b)``;
+features ``f_a`` go through a small ReLU network shared by every placement, ``φ(f_a)``;
 the trunk gives a context ``c(h)`` and a per-action-id term ``u(h)``; ``logit[a] = φ(f_a)·c(h)
 + u(h)[a]`` (DRAW and PASS: ``u`` alone). The learner so weighs each placement's public
 outlook by what the position calls for, with one set of weights for all placements.
@@ -51,6 +51,7 @@ class ScorerNet(nn.Module):
         critic: hidden layer sizes of the critic.
         context: size of the context vector and of ``φ``.
         privileged: entries the critic reads instead of the global observation (0: none).
+        feature: hidden layer sizes of ``φ`` before its last layer (of size ``context``).
     """
 
     def __init__(
@@ -60,13 +61,17 @@ class ScorerNet(nn.Module):
         critic: list[int],
         context: int,
         privileged: int = 0,
+        feature: tuple[int, ...] = (),
     ):
         super().__init__()
         self.layout = layout
         g = layout.global_size
         self.trunk = _mlp([g, *actor])
         self.context = _linear(actor[-1], context, 0.01)
-        self.feature = _linear(layout.feature_size, context, np.sqrt(2))
+        sizes = [layout.feature_size, *feature, context]
+        self.feature = nn.ModuleList(
+            [_linear(a, b, np.sqrt(2)) for a, b in itertools.pairwise(sizes)]
+        )
         self.action = _linear(actor[-1], layout.num_actions, 0.01)
         self.privileged = privileged
         self.critic = nn.Sequential(_mlp([privileged or g, *critic]), _linear(critic[-1], 1, 1.0))
@@ -92,7 +97,9 @@ class ScorerNet(nn.Module):
         u = self.action(h)
         b, a = mask[:, : lay.placements].nonzero(as_tuple=True)
         f = x[b.unsqueeze(1), self._columns(a)]
-        phi = th.relu(self.feature(f))
+        phi = f
+        for layer in self.feature:
+            phi = th.relu(layer(phi))
         scores = (phi * c[b]).sum(dim=1)
         out: th.Tensor = u.index_put((b, a), scores, accumulate=True).masked_fill(~mask, -1e9)
         return out
@@ -118,5 +125,9 @@ class ScorerNet(nn.Module):
 
         trunk = [pair(m) for m in self.trunk if isinstance(m, nn.Linear)]
         return ScorerPolicy(
-            self.layout, trunk, pair(self.context), pair(self.feature), pair(self.action)
+            self.layout,
+            trunk,
+            pair(self.context),
+            [pair(layer) for layer in self.feature if isinstance(layer, nn.Linear)],
+            pair(self.action),
         )

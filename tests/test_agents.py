@@ -301,3 +301,29 @@ def test_a_time_budget_stops_the_search() -> None:
     assert len(view.legal_actions) > 1
     action = SearchAgent(sims=10**6, time=0.05).act(view, random.Random(0))
     assert action in view.legal_actions
+
+
+@pytest.mark.parametrize("feature", [(), (16,)])
+def test_the_numpy_scorer_computes_what_the_torch_network_does(feature: tuple[int, ...]) -> None:
+    """Checkpoints play the network in NumPy: its legal logits equal the trained module's."""
+    pytest.importorskip("torch")
+    import numpy as np
+    import torch as th
+
+    from agents.networks import ScorerLayout, policy_from_npz
+    from agents.policy_net import ScorerNet
+    from allfives_env.vector import VectorGame
+
+    vg = VectorGame(Rules.preset("five_up", 4), 32, action_features="outlook")
+    vg.reset(seeds=2)
+    for _ in range(9):
+        vg.step(vg.greedy_actions())
+        vg.reset_games(np.flatnonzero(vg.done))
+    obs, masks = vg.observe().copy(), vg.masks() > 0
+    th.manual_seed(0)
+    net = ScorerNet(ScorerLayout.of(vg.encoding), [32, 32], [16], 8, 0, feature)
+    with th.no_grad():
+        want = net.logits(th.from_numpy(obs), th.from_numpy(masks)).numpy()
+    got = policy_from_npz(net.to_numpy().to_npz()).logits(obs)
+    assert np.allclose(got[masks], want[masks], atol=1e-5)
+    assert (want[~masks] == -1e9).all()
