@@ -102,7 +102,7 @@ class Config:
     action_features: str = "outlook"
     """Per-placement inputs: ``basic`` (points now, best reply) or ``outlook`` (also the threat,
     the chance the next seat is stuck, setup, pips kept, variety...)."""
-    total_timesteps: int = 4_000_000
+    total_timesteps: int = 8_000_000
     """Learner steps (its own decisions) of PPO, after the warm start."""
     seed: int = 0
     """Seed of everything: deals, seats, opponents, network init and sampling."""
@@ -118,13 +118,13 @@ class Config:
     """Adam step size (annealed linearly to 0 over the run when anneal_lr)."""
     anneal_lr: bool = True
     """Anneal the learning rate linearly to 0 over total_timesteps."""
-    gamma: float = 0.995
+    gamma: float = 1.0
     """Discount factor."""
     gae_lambda: float = 0.95
     """GAE lambda."""
     clip_coef: float = 0.2
     """PPO clip range."""
-    ent_coef: float = 0.003
+    ent_coef: float = 0.01
     """Entropy bonus."""
     vf_coef: float = 0.5
     """Value-loss weight."""
@@ -143,7 +143,7 @@ class Config:
     """The critic reads the full position (every hand, the boneyard) and the learner's seat
     instead of the observation: it only trains (the checkpoint is the actor alone), so it may
     see what the player cannot."""
-    imitation_samples: int = 600_000
+    imitation_samples: int = 500_000
     """Learner steps of the warm start (imitation of imitation_teacher); 0: none."""
     imitation_epochs: int = 2
     """Passes over each rollout in the warm start."""
@@ -155,15 +155,16 @@ class Config:
     """Frozen snapshots of the learner kept as opponents (oldest dropped first)."""
     snapshot_every: int = 400_000
     """Learner steps between snapshots added to the pool."""
-    baselines: list[str] = field(default_factory=lambda: ["heuristic", "greedy"])
-    """Baseline agent specs that may take an opponent's (or the partner's) seat."""
-    baseline_prob: float = 0.75
+    baselines: list[str] = field(default_factory=lambda: ["heuristic", "heuristic", "greedy"])
+    """Baseline agent specs that may take an opponent's (or the partner's) seat, drawn
+    uniformly from the list (repeat a spec to weigh it)."""
+    baseline_prob: float = 1.0
     """Chance that a seat goes to a baseline rather than a snapshot."""
     latest_prob: float = 0.5
     """Chance that a snapshot seat gets the newest snapshot (else one drawn at random)."""
     eval_every: int = 1_000_000
     """Learner steps between evaluations."""
-    eval_matches: int = 200
+    eval_matches: int = 1000
     """Duplicate-deal matches per opponent in each periodic evaluation."""
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "heuristic"])
     """Agent specs evaluated against (the best checkpoint is the best mean win rate)."""
