@@ -24,22 +24,17 @@ import numpy as np
 
 from allfives_env.vector._jit import batch_kernel, cache_with_package, kernel, prange
 from allfives_env.vector.engine import VectorGame
-from allfives_env.vector.kernels import layout
 from allfives_env.vector.kernels.outlook import outlook, smallest_opponent_hand
-from allfives_env.vector.kernels.turns import can_draw
+from allfives_env.vector.kernels.turns import can_draw, offered, placeable_tiles
 from allfives_env.vector.state import (
     C_PARTNERS,
     C_S,
     CUR,
     DRAWN,
-    DRAWN_TILE,
     F64,
-    FORCED_LEAD,
     FSCRATCH_WIDTH,
-    HANDS,
     I32,
     I64,
-    LEAD,
     PHASE,
     SCRATCH_WIDTH,
     STATUS,
@@ -112,13 +107,6 @@ def evaluate(
 
 
 @kernel
-def _offered(r: I32, ph: int, t: int, s: int) -> bool:
-    """Whether tile ``t`` (one the seat may place now) goes on slot ``s``: a lead on slot 0
-    only, else where it fits."""
-    return bool(s == 0) if ph == LEAD else layout.fits(r, t, s)
-
-
-@kernel
 def _danger(r: I32, cfg: I64, seat: int, danger_by_size: F64) -> float:
     """The danger weight of ``seat``'s position (``heuristic.danger_of``)."""
     smallest = smallest_opponent_hand(r, cfg, seat)
@@ -138,22 +126,16 @@ def heuristic_action(
     if ph > DRAWN:
         return -1
     seat = r[CUR]
-    hand = r[HANDS + seat]
-    if ph == LEAD:
-        playable = hand if r[FORCED_LEAD] < 0 else 1 << r[FORCED_LEAD]
-    elif ph == DRAWN:
-        playable = 1 << r[DRAWN_TILE]
-    else:
-        playable = hand & layout.playable_mask(r)
-        if playable == 0:
-            return int(28 * s_count if can_draw(r, cfg) else 28 * s_count + 1)
+    playable = placeable_tiles(r)
+    if playable == 0:  # in play, nothing fits
+        return int(28 * s_count if can_draw(r, cfg) else 28 * s_count + 1)
     # the placements, by env id (the lead on slot 0 only)
     first = -1
     count = 0
     for t in range(28):
         if playable >> t & 1:
             for s in range(s_count):
-                if _offered(r, ph, t, s):
+                if offered(r, t, s):
                     if first < 0:
                         first = t * s_count + s
                     count += 1
@@ -167,7 +149,7 @@ def heuristic_action(
         if not playable >> t & 1:
             continue
         for s in range(s_count):
-            if not _offered(r, ph, t, s):
+            if not offered(r, t, s):
                 continue
             value = evaluate(r, cfg, scores, seat, t, s, danger, w, scr, buf)
             if best < 0 or value > best_value or (value == best_value and T_PIPS[t] > best_pips):
@@ -212,18 +194,12 @@ def write_values(
     if ph > DRAWN:
         return
     seat = r[CUR]
-    hand = r[HANDS + seat]
-    if ph == LEAD:
-        playable = hand if r[FORCED_LEAD] < 0 else 1 << r[FORCED_LEAD]
-    elif ph == DRAWN:
-        playable = 1 << r[DRAWN_TILE]
-    else:
-        playable = hand & layout.playable_mask(r)
+    playable = placeable_tiles(r)
     danger = _danger(r, cfg, seat, danger_by_size)
     for t in range(28):
         if playable >> t & 1:
             for s in range(s_count):
-                if _offered(r, ph, t, s):
+                if offered(r, t, s):
                     out[t * s_count + s] = evaluate(r, cfg, scores, seat, t, s, danger, w, scr, buf)
 
 

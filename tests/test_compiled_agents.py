@@ -21,27 +21,20 @@ import pytest
 
 pytest.importorskip("numba")
 
+from vector_mirror import IDS, TABLES, follow, mirror
+
 from agents import GreedyAgent, HeuristicAgent, RandomAgent
 from agents import heuristic as heuristic_module
 from agents.heuristic import danger_of, evaluate
 from allfives_env.core.actions import DRAW_ID
 from allfives_env.core.events import Phase
-from allfives_env.core.game import Game
-from allfives_env.core.rules import PRESETS, Rules
+from allfives_env.core.rules import Rules
 from allfives_env.envs.outlook import Position
 from allfives_env.vector import VectorGame, policy_rng
 from allfives_env.vector.agents import RandomBatch, batch_agent
 
 NUM_GAMES = 12
 STEPS = 500  # 12 games x 500 steps = 6,000 positions per table
-
-TABLES = [(p, n, partners) for p in PRESETS for n, partners in ((2, 1), (3, 1), (4, 1), (4, 0))]
-IDS = [f"{p}-{n}p{'' if t else '-solo'}" for p, n, t in TABLES]
-
-
-def mirror(vg: VectorGame, i: int) -> Game:
-    """A core game at the start of game ``i``'s episode."""
-    return Game(vg.rules, deal=vg.deal(i))
 
 
 def play(
@@ -94,15 +87,7 @@ def play(
         actions[: num_games // 2] = chosen[: num_games // 2]
         actions[num_games // 2 :: 3] = greedy_chosen[num_games // 2 :: 3]
         _, terminated, truncated = vg.step(actions)
-        for i, g in enumerate(games):
-            g.apply(enc.to_engine[int(actions[i])])
-            if terminated[i] or truncated[i]:
-                met["episodes"] += 1
-                next_seed += 1
-                vg.reset_games([i], [next_seed])
-                games[i] = mirror(vg, i)
-            elif g.is_hand_over:
-                g.deal(deal=vg.deal(i))
+        next_seed = follow(vg, games, actions, terminated | truncated, next_seed, met)
     return met
 
 

@@ -17,9 +17,10 @@ import pytest
 
 pytest.importorskip("numba")
 
+from vector_mirror import IDS, TABLES, follow, mirror
+
 from allfives_env.core.events import Phase
-from allfives_env.core.game import Game
-from allfives_env.core.rules import PRESETS, Rules
+from allfives_env.core.rules import Rules
 from allfives_env.envs.blocks import OUTLOOK_SIZE
 from allfives_env.envs.spaces import Encoding
 from allfives_env.vector import VectorGame, policy_rng
@@ -28,18 +29,10 @@ from allfives_env.vector.kernels import outlook as outlook_kernels
 NUM_GAMES = 16
 STEPS = 640  # 16 games x 640 steps = 10,240 compared steps per table
 
-TABLES = [(p, n, partners) for p in PRESETS for n, partners in ((2, 1), (3, 1), (4, 1), (4, 0))]
-IDS = [f"{p}-{n}p{'' if t else '-solo'}" for p, n, t in TABLES]
-
 
 def bits(a: np.ndarray) -> np.ndarray:
     """A float32 array's bit patterns (so -0.0 and 0.0 differ)."""
     return np.ascontiguousarray(a, np.float32).view(np.uint32)
-
-
-def mirror(vg: VectorGame, i: int) -> Game:
-    """A core game at the start of game ``i``'s episode (its first deal, no score)."""
-    return Game(vg.rules, deal=vg.deal(i))
 
 
 def run(rules: Rules, num_games: int, steps: int, seed: int, episode: str) -> Counter[str]:
@@ -79,15 +72,7 @@ def run(rules: Rules, num_games: int, steps: int, seed: int, episode: str) -> Co
         actions = vg.random_actions(prng, masks=masks)
         actions[::3] = vg.greedy_actions()[::3]
         _, terminated, truncated = vg.step(actions)
-        for i, g in enumerate(games):
-            g.apply(enc.to_engine[int(actions[i])])
-            if terminated[i] or truncated[i]:
-                met["episodes"] += 1
-                next_seed += 1
-                vg.reset_games([i], [next_seed])
-                games[i] = mirror(vg, i)
-            elif g.is_hand_over:
-                g.deal(deal=vg.deal(i))
+        next_seed = follow(vg, games, actions, terminated | truncated, next_seed, met)
     return met
 
 

@@ -8,6 +8,7 @@ import numpy as np
 from allfives_env.vector._jit import kernel
 from allfives_env.vector.kernels import layout
 from allfives_env.vector.kernels.scoring import admitted, count_points
+from allfives_env.vector.kernels.turns import offered, placeable_tiles
 from allfives_env.vector.state import (
     BY_RESIDUE,
     C_AT_ONCE,
@@ -18,14 +19,11 @@ from allfives_env.vector.state import (
     C_UNIT,
     CUR,
     DRAWN,
-    DRAWN_TILE,
     F32,
     F64,
-    FORCED_LEAD,
     HANDS,
     I32,
     I64,
-    LEAD,
     LEAD_TILE,
     ON_TABLE,
     PHASE,
@@ -98,15 +96,9 @@ def write_action_features(
     # tiles the next player may hold: unseen by the observer, and no half he lacks
     maybe = _ALL_TILES & ~r[HANDS + seat] & ~r[ON_TABLE]
     _best_additions(maybe & ~T_VALUES_MASK[r[VOIDS + nxt]], scr)
-    hand = r[HANDS + seat]
-    if ph == LEAD:
-        for t in range(28):
-            if hand >> t & 1 and (r[FORCED_LEAD] < 0 or t == r[FORCED_LEAD]):
-                _feature(r, cfg, scr, score, t, 0, o, at + t * s_count)
-        return
-    playable = 1 << r[DRAWN_TILE] if ph == DRAWN else hand & layout.playable_mask(r)
+    playable = placeable_tiles(r)
     for t in range(28):
         if playable >> t & 1:
             for s in range(s_count):
-                if layout.fits(r, t, s):
+                if offered(r, t, s):
                     _feature(r, cfg, scr, score, t, s, o, at + t * s_count + s)

@@ -22,6 +22,7 @@ import numpy as np
 from allfives_env.vector._jit import kernel
 from allfives_env.vector.kernels import layout
 from allfives_env.vector.kernels.scoring import admitted, count_points, reaches_target
+from allfives_env.vector.kernels.turns import offered, placeable_tiles
 from allfives_env.vector.state import (
     C_AT_ONCE,
     C_EVERY,
@@ -33,14 +34,11 @@ from allfives_env.vector.state import (
     COUNT,
     CUR,
     DRAWN,
-    DRAWN_TILE,
     F32,
     F64,
-    FORCED_LEAD,
     HANDS,
     I32,
     I64,
-    LEAD,
     LEAD_TILE,
     ON_TABLE,
     PHASE,
@@ -279,16 +277,10 @@ def write_outlook_features(
     ph = r[PHASE]
     if ph > DRAWN or r[CUR] != seat:
         return
-    hand = r[HANDS + seat]
-    if ph == LEAD:
-        for t in range(28):
-            if hand >> t & 1 and (r[FORCED_LEAD] < 0 or t == r[FORCED_LEAD]):
-                _entries(r, cfg, scores, seat, t, 0, o, at + t * s_count * OUTLOOK_SIZE, scr, buf)
-        return
-    playable = 1 << r[DRAWN_TILE] if ph == DRAWN else hand & layout.playable_mask(r)
+    playable = placeable_tiles(r)
     for t in range(28):
         if playable >> t & 1:
             for s in range(s_count):
-                if layout.fits(r, t, s):
+                if offered(r, t, s):
                     b = at + (t * s_count + s) * OUTLOOK_SIZE
                     _entries(r, cfg, scores, seat, t, s, o, b, scr, buf)

@@ -7,20 +7,15 @@ from __future__ import annotations
 from allfives_env.vector._jit import batch_kernel, kernel, prange
 from allfives_env.vector.kernels import layout
 from allfives_env.vector.kernels.scoring import count_points
-from allfives_env.vector.kernels.turns import can_draw
+from allfives_env.vector.kernels.turns import can_draw, offered, placeable_tiles
 from allfives_env.vector.rng import below
 from allfives_env.vector.state import (
     C_S,
     C_UNIT,
-    CUR,
     DRAWN,
-    DRAWN_TILE,
-    FORCED_LEAD,
-    HANDS,
     I8,
     I32,
     I64,
-    LEAD,
     PHASE,
     STATUS,
     T_PIPS,
@@ -59,24 +54,16 @@ def greedy_action(r: I32, cfg: I64) -> int:
     ph = r[PHASE]
     if ph > DRAWN:
         return -1
-    hand = r[HANDS + r[CUR]]
     best = -1
     best_pts = -1
     best_pips = -1
-    if ph == LEAD:
-        for t in range(28):
-            if hand >> t & 1 and (r[FORCED_LEAD] < 0 or t == r[FORCED_LEAD]):
-                pts = count_points(layout.count_after(r, t, 0), unit)
-                if pts > best_pts or (pts == best_pts and T_PIPS[t] > best_pips):
-                    best, best_pts, best_pips = t * s_count, pts, T_PIPS[t]
-        return best
-    playable = 1 << r[DRAWN_TILE] if ph == DRAWN else hand & layout.playable_mask(r)
-    if not playable:
+    playable = placeable_tiles(r)
+    if not playable:  # in play, nothing fits
         return int(28 * s_count if can_draw(r, cfg) else 28 * s_count + 1)
     for t in range(28):  # ascending ids: a later action wins only if strictly better
         if playable >> t & 1:
             for s in range(s_count):
-                if layout.fits(r, t, s):
+                if offered(r, t, s):
                     pts = count_points(layout.count_after(r, t, s), unit)
                     if pts > best_pts or (pts == best_pts and T_PIPS[t] > best_pips):
                         best, best_pts, best_pips = t * s_count + s, pts, T_PIPS[t]

@@ -35,6 +35,7 @@ from allfives_env.vector.state import (
     END_TARGET,
     ENGINE_DRAW,
     F64,
+    FORCED_LEAD,
     HAND_END,
     HAND_OVER,
     HAND_WINNER,
@@ -66,6 +67,29 @@ from allfives_env.vector.state import (
 def can_draw(r: I32, cfg: I64) -> bool:
     """Whether the boneyard holds a tile that may be drawn (``Game.can_draw``)."""
     return bool(cfg[C_BONE_LEN] - r[BPOS] > cfg[C_STOP])
+
+
+@kernel
+def placeable_tiles(r: I32) -> int:
+    """The tile mask of the tiles the seat to act may place now (``PlayerView.legal_actions``'
+    placements): at the lead its hand, or the one tile a forced lead names; with a drawn tile
+    pending that tile; in play the tiles of its hand that fit an open slot; 0 in any other phase.
+    At the lead each goes on slot 0 only; otherwise on every slot where ``layout.fits``."""
+    ph = r[PHASE]
+    if ph == LEAD:
+        return int(r[HANDS + r[CUR]] if r[FORCED_LEAD] < 0 else 1 << r[FORCED_LEAD])
+    if ph == DRAWN:
+        return int(1 << r[DRAWN_TILE])
+    if ph == PLAY:
+        return int(r[HANDS + r[CUR]] & layout.playable_mask(r))
+    return 0
+
+
+@kernel
+def offered(r: I32, tile: int, slot: int) -> bool:
+    """Whether ``tile``, one of :func:`placeable_tiles`, may go on ``slot`` now: slot 0 only at
+    the lead, else where it fits."""
+    return bool(slot == 0) if r[PHASE] == LEAD else layout.fits(r, tile, slot)
 
 
 @kernel
