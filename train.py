@@ -12,8 +12,9 @@ One readable script, top to bottom (in the manner of CleanRL's ``ppo.py``):
    before anything runs.
 2. The table — :class:`~allfives_env.vector.single_agent.LearnerBatch`: ``num_envs`` games on
    the batched engine, the learner at one seat of each (drawn every episode), every other seat
-   (the partner too, in 4 players) drawn each episode from a pool of the learner's frozen
-   snapshots and baseline agents (the heuristic runs compiled).
+   (the partner too, in 4 players) drawn each episode from a pool of baseline agents (by
+   default the heuristic, compiled, twice as often as greedy) and, when ``baseline_prob`` < 1,
+   the learner's frozen snapshots.
 3. The network — :class:`agents.policy_net.ScorerNet`: a trunk on the global observation, and
    one small network shared by all placements that scores each from its public outlook
    (``action_features="outlook"``), weighed by the position.

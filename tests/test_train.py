@@ -21,6 +21,11 @@ ROOT = Path(__file__).resolve().parent.parent
 TRAIN = [sys.executable, str(ROOT / "train.py")]
 
 
+#: the smoke config cut to one update, no final evaluation
+SHORT_SMOKE = ["--config", "configs/smoke.yaml", "--total_timesteps", "1024"]
+SHORT_SMOKE += ["--final_eval_matches", "0"]
+
+
 def run_train(*args: str, runs: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [*TRAIN, "--runs", str(runs), *args],
@@ -112,14 +117,7 @@ def test_an_interrupted_run_resumes_to_the_same_result(tmp_path: Path) -> None:
 
 
 def test_a_different_config_for_a_run_is_refused(tmp_path: Path) -> None:
-    args = [
-        "--config",
-        "configs/smoke.yaml",
-        "--total_timesteps",
-        "1024",
-        "--final_eval_matches",
-        "0",
-    ]
+    args = SHORT_SMOKE
     assert run_train(*args, runs=tmp_path).returncode == 0
     proc = run_train(*args[:-4], "--total_timesteps", "2048", runs=tmp_path)
     assert proc.returncode == 2
@@ -181,14 +179,7 @@ def test_self_play_without_baselines_runs(tmp_path: Path) -> None:
 
 
 def test_damaged_run_folders_name_the_file_and_the_way_out(tmp_path: Path) -> None:
-    args = [
-        "--config",
-        "configs/smoke.yaml",
-        "--total_timesteps",
-        "1024",
-        "--final_eval_matches",
-        "0",
-    ]
+    args = SHORT_SMOKE
     assert run_train(*args, runs=tmp_path).returncode == 0
     longer = [*args[:2], "--total_timesteps", "2048", *args[4:]]
     state = tmp_path / "smoke" / "state.pkl"

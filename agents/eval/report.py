@@ -48,12 +48,7 @@ def evaluation_table(ev: Evaluation) -> str:
             f"{a.label:<{_w(ev.agents)}}  {_pct(a.wins.win_rate.value):>8}  "
             f"{_ci_pct(a.wins.win_rate):<16}  {p.value:>11.2f}  [{p.low:.2f}, {p.high:.2f}]"
         )
-    lines += ["", *_seat_lines(ev.seats, ev.first_leader)]
-    lines.append(
-        f"{ev.hands_per_match:.1f} hands and {ev.moves_per_match:.0f} moves per match; "
-        f"{ev.shared_wins} shared wins"
-    )
-    return "\n".join(lines)
+    return "\n".join([*lines, "", *_footer(ev)])
 
 
 def league_table(lg: League) -> str:
@@ -78,12 +73,16 @@ def league_table(lg: League) -> str:
         lines.append(
             f"{a.rating.value:>6.0f}  {ci:<14}  {_pct(a.wins.win_rate.value):>8}  {a.label}"
         )
-    lines += ["", *_seat_lines(lg.seats, lg.first_leader)]
-    lines.append(
-        f"{lg.hands_per_match:.1f} hands and {lg.moves_per_match:.0f} moves per match; "
-        f"{lg.shared_wins} shared wins"
-    )
-    return "\n".join(lines)
+    return "\n".join([*lines, "", *_footer(lg)])
+
+
+def _footer(r: Evaluation | League) -> list[str]:
+    """The seat effects, then the hands, moves and shared wins per match."""
+    return [
+        *_seat_lines(r.seats, r.first_leader),
+        f"{r.hands_per_match:.1f} hands and {r.moves_per_match:.0f} moves per match; "
+        f"{r.shared_wins} shared wins",
+    ]
 
 
 def _w(agents: Sequence[AgentStats]) -> int:
