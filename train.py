@@ -24,7 +24,9 @@ One readable script, top to bottom (in the manner of CleanRL's ``ppo.py``):
 5. PPO — clipped surrogate, GAE, masked actions, snapshots into the pool, periodic evaluation
    with the project's duplicate-deal evaluator, ``best.zip`` (best mean win rate) and
    ``latest.zip``, TensorBoard scalars, a progress bar, and a resume point after every update.
-6. The end — a final evaluation of ``best.zip``, ``report.json`` and ``learning_curve.png``.
+6. The end — ``best.zip`` settled between the best periodic evaluation and the final weights on
+   deals of its own, its final evaluation on other deals, ``report.json`` and
+   ``learning_curve.png``.
 
 Resume: a run folder (``runs/<name>``) holds everything needed to continue: the network and its
 optimizer, the pool, the games in the middle of play, the counters and every generator's state,
@@ -170,7 +172,8 @@ class Config:
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "heuristic"])
     """Agent specs evaluated against (the best checkpoint is the best mean win rate)."""
     final_eval_matches: int = 1000
-    """Matches per opponent in the final evaluation."""
+    """Matches per opponent in the final evaluation (and in the choice of best.zip between the
+    best periodic evaluation and the final weights); 0: neither."""
     eval_processes: int = 2
     """Processes the evaluator may use."""
     torch_threads: int = 2
@@ -276,7 +279,12 @@ class ConfigError(ValueError):
 
 def _check_type(key: str, value: Any, kind: Any) -> None:
     """Check a field's value against its annotation (YAML values arrive untyped)."""
-    want = {"str": str, "int": int, "float": (int, float), "bool": bool}
+    want: dict[str, type | tuple[type, ...]] = {
+        "str": str,
+        "int": int,
+        "float": (int, float),
+        "bool": bool,
+    }
     if kind == "bool | None":
         ok = value is None or isinstance(value, bool)
     elif kind in ("list[int]", "list[str]"):
@@ -823,7 +831,8 @@ def load_resume_point(run: Run, cfg: Config) -> dict[str, Any] | None:
     if diff:
         changed = ", ".join(diff)
         raise ConfigError(f"{run.dir} was started with a different config ({changed}); {way_out}")
-    if cfg.total_timesteps < steps:
+    # a run ends a little past its total (whole rollouts): that is not a shorter total
+    if cfg.total_timesteps < steps and cfg.total_timesteps < config.get("total_timesteps", steps):
         raise ConfigError(
             f"{run.dir} has already trained {steps:,} steps, more than total_timesteps "
             f"{cfg.total_timesteps:,}; {way_out}"
@@ -931,9 +940,36 @@ def log(
         writer.add_scalar("charts/learner_steps_per_s", (run.imitated + run.step) / seconds, step)
 
 
+def choose_best(cfg: Config, run: Run) -> dict[str, Any]:
+    """Settle ``best.zip``: the best periodic evaluation, or the final weights (``latest.zip``)
+    if they do at least as well on deals of their own (seed 2·10⁶ + seed,
+    ``final_eval_matches`` per opponent, the same deals for both).
+
+    Each periodic evaluation is one noisy sample, and the best of many is flattered by its
+    noise, while the final weights have had the whole annealed run; a fresh, paired comparison
+    settles it. The final evaluation's deals (seed 10⁶ + seed) serve neither choice, so its
+    figures stay unbiased. Returns what was compared and kept (empty when nothing was)."""
+    if cfg.final_eval_matches <= 0 or not run.best.exists() or not run.latest.exists():
+        return {}
+    if run.best.read_bytes() == run.latest.read_bytes():
+        return {"kept": "final weights (also the best periodic evaluation)"}
+    seed = 2 * 10**6 + cfg.seed
+    n = cfg.final_eval_matches
+    scores = {}
+    for label, path in (("best periodic", run.best), ("final weights", run.latest)):
+        result = evaluate_checkpoint(cfg, path, cfg.eval_opponents, n, seed)
+        scores[label] = float(np.mean([r["win_rate"] for r in result.values()]))
+    final_wins = scores["final weights"] >= scores["best periodic"]
+    kept = "final weights" if final_wins else "best periodic"
+    if final_wins:
+        shutil.copyfile(run.latest, run.best)
+    return {"mean_win_rate": scores, "matches": n, "seed": seed, "kept": kept}
+
+
 def finish(cfg: Config, run: Run) -> dict[str, Any]:
-    """The final evaluation of the best checkpoint, the report and the learning curve."""
+    """The choice of ``best.zip``, its final evaluation, the report and the learning curve."""
     t0 = time.perf_counter()
+    selection = choose_best(cfg, run)
     final: dict[str, Any] = {}
     if cfg.final_eval_matches > 0 and run.best.exists():
         final = evaluate_checkpoint(
@@ -947,6 +983,7 @@ def finish(cfg: Config, run: Run) -> dict[str, Any]:
         "steps": {"imitation": run.imitated, "ppo": run.step},
         "history": run.history,
         "best_score": run.best_score,
+        "selection": selection,
         "final_eval": final,
         "final_eval_seconds": eval_seconds,
         "throughput": {

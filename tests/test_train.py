@@ -55,6 +55,17 @@ def test_smoke_config_trains_evaluates_and_reports(tmp_path: Path) -> None:
     assert set(shares) == {"env", "policy", "update", "eval"}
     assert report["steps"] == {"imitation": 1024, "ppo": 2048}
     assert abs(sum(shares.values()) - 1) < 1e-6
+    # best.zip is settled between the best periodic evaluation and the final weights
+    selection = report["selection"]
+    if "mean_win_rate" in selection:
+        rates = selection["mean_win_rate"]
+        assert set(rates) == {"best periodic", "final weights"} and selection["matches"] == 8
+        kept = "final weights" if rates["final weights"] >= rates["best periodic"] else "best"
+        assert selection["kept"].startswith(kept)
+    else:
+        assert selection["kept"].startswith("final weights")
+    same = (run / "best.zip").read_bytes() == (run / "latest.zip").read_bytes()
+    assert same == selection["kept"].startswith("final weights")
     assert (run / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert any((run / "tb").rglob("events.out.tfevents.*"))
     # the checkpoint is an agent of the registry, usable by eval and play
@@ -176,6 +187,22 @@ def test_self_play_without_baselines_runs(tmp_path: Path) -> None:
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "smoke" / "best.zip").is_file()
+
+
+def test_a_run_stopped_during_its_final_evaluation_finishes_when_run_again(
+    tmp_path: Path,
+) -> None:
+    # 1,000 steps end at 1,024 (whole rollouts); the report is lost as if killed in the end
+    args = [*SHORT_SMOKE[:2], "--total_timesteps", "1000", *SHORT_SMOKE[4:]]
+    assert run_train(*args, runs=tmp_path).returncode == 0
+    report = tmp_path / "smoke" / "report.json"
+    first = json.loads(report.read_text())
+    report.unlink()
+    proc = run_train(*args, runs=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    again = json.loads(report.read_text())
+    assert again["steps"] == first["steps"] == {"imitation": 1024, "ppo": 1024}
+    assert again["history"] == first["history"]
 
 
 def test_damaged_run_folders_name_the_file_and_the_way_out(tmp_path: Path) -> None:

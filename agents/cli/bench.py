@@ -31,14 +31,14 @@ def add_bench_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         "--preset",
         action="append",
         choices=PRESETS,
-        help="preset(s) to run (repeatable; default: all)",
+        help="preset(s) to run (repeatable; default: all; vector: pagat)",
     )
     p.add_argument(
         "--players",
         action="append",
         type=int,
         choices=(2, 3, 4),
-        help="player count(s) (repeatable; default: 2, 3 and 4)",
+        help="player count(s) (repeatable; default: 2, 3 and 4; vector: 2)",
     )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
