@@ -55,6 +55,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
+_INTERRUPTED = False
+"""Set by Ctrl-C (SIGINT) at any moment, even where an import or a library swallows the
+KeyboardInterrupt: :func:`stop_if_interrupted` turns it back into one."""
+_RAISE_ON_SIGINT = False
+"""Whether Ctrl-C raises KeyboardInterrupt at once (from main on; during the imports above main
+it is only noted, so it never ends in an import's traceback)."""
+
+
+def _on_sigint(signum: int, frame: Any) -> None:
+    global _INTERRUPTED
+    _INTERRUPTED = True
+    if _RAISE_ON_SIGINT:
+        raise KeyboardInterrupt
+
+
+def stop_if_interrupted() -> None:
+    """Raise KeyboardInterrupt if Ctrl-C came since the start (checked between steps)."""
+    if _INTERRUPTED:
+        raise KeyboardInterrupt
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGINT, _on_sigint)
+
 TRAIN_EXTRAS = ("yaml", "tyro", "torch", "tensorboard", "tqdm", "matplotlib", "numba")
 """The modules of the ``[train]`` extras (and numba) that training needs."""
 
@@ -899,6 +923,7 @@ def train(cfg: Config, run: Run, saved: dict[str, Any] | None) -> None:
             run.seconds += time.perf_counter() - started
             started = time.perf_counter()
             save_resume_point(learner)
+            stop_if_interrupted()
         while run.step < cfg.total_timesteps:  # 5. PPO
             if cfg.anneal_lr:
                 frac = 1.0 - run.step / cfg.total_timesteps
@@ -921,6 +946,7 @@ def train(cfg: Config, run: Run, saved: dict[str, Any] | None) -> None:
             run.seconds += time.perf_counter() - started
             started = time.perf_counter()
             save_resume_point(learner)
+            stop_if_interrupted()
     finally:
         if bar is not None:
             bar.close()
@@ -1045,6 +1071,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Train as the command line says; return the exit status."""
     run: Run | None = None
     try:
+        stop_if_interrupted()
         command = parse_args(sys.argv[1:] if argv is None else argv)
         cfg = command.cfg
         run = Run(cfg, command.runs)
@@ -1060,6 +1087,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         run.dir.mkdir(parents=True, exist_ok=True)
         (run.dir / "config.yaml").write_text(_yaml(cfg), encoding="utf-8")
         signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+        stop_if_interrupted()
         train(cfg, run, saved)
         final = finish(cfg, run)
     except ConfigError as e:
@@ -1072,6 +1100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    _RAISE_ON_SIGINT = True
     try:
         sys.exit(main())
     except KeyboardInterrupt:  # before main() could catch it (imports)
