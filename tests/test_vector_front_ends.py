@@ -192,3 +192,7 @@ def test_observe_games_is_observe_seat_for_some_games() -> None:
     seats = rng.integers(0, 3, 10)
     games = np.array([7, 2, 9])
     assert np.array_equal(vg.observe_games(games, seats[games]), vg.observe_seat(seats)[games])
+    from allfives_env.vector.errors import VectorConfigError
+
+    with pytest.raises(VectorConfigError, match="listed twice"):
+        vg.observe_games(np.array([2, 7, 2]), seats[[2, 7, 2]])

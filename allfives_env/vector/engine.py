@@ -418,10 +418,11 @@ class VectorGame:
         self, games: Sequence[int] | np.ndarray, seats: Sequence[int] | np.ndarray
     ) -> F32:
         """(k, obs_size) float32: the observation of seat ``seats[j]`` in game ``games[j]``
-        (``observe_seat`` for some games only).
+        (``observe_seat`` for some games only; each game listed once).
 
         Raises:
-            VectorConfigError: for games or seats that are not this batch's.
+            VectorConfigError: for games or seats that are not this batch's, or a game listed
+                twice.
         """
         self._need_reset()
         g = np.asarray(games)
@@ -437,6 +438,8 @@ class VectorGame:
             raise VectorConfigError(f"observe_games: games must be 0-{self.num_games - 1}")
         if s.size and (s.min() < 0 or s.max() >= self.num_players):
             raise VectorConfigError(f"observe_games: seats must be 0-{self.num_players - 1}")
+        if np.unique(g).size != g.size:
+            raise VectorConfigError("observe_games: a game is listed twice")
         out = np.zeros((g.size, self.obs_size), np.float32)
         observe_listed(
             self.st, self.cfg, self.scores_, g.astype(np.int64), s.astype(np.int64), out,

@@ -228,13 +228,11 @@ def observe_listed(
     fscratch: F64,
 ) -> None:
     """``out[k]`` = the observation of seat ``seats[k]`` of game ``games[k]`` (as
-    :func:`observe_batch`, for some games only)."""
+    :func:`observe_batch`, for some games only); the games are distinct, since each uses its
+    scratch rows."""
     for k in prange(games.shape[0]):
         i = games[k]
-        seat = seats[k]
-        if seat < 0:
-            seat = st[i, CUR]
-        write_observation(st[i], cfg, scores[i], seat, out[k], scratch[i], fscratch[i])
+        write_observation(st[i], cfg, scores[i], seats[k], out[k], scratch[i], fscratch[i])
 
 
 @batch_kernel
