@@ -388,12 +388,12 @@ def parse_args(argv: Sequence[str]) -> Command:
     except SystemExit as e:
         if e.code in (0, None):
             raise
-        fail(_box_text(captured.getvalue()) or "bad arguments (see train.py --help)")
+        fail(box_text(captured.getvalue()) or "bad arguments (see train.py --help)")
     command.cfg.check()
     return command
 
 
-def _box_text(text: str) -> str:
+def box_text(text: str) -> str:
     """tyro's boxed error message as one line: the message, without the title and help."""
     drawing = "╭╮╰╯─│┃━"
     lines = ["".join(c for c in line if c not in drawing).strip() for line in text.splitlines()]

@@ -2,7 +2,9 @@
 
 A spec is ``name`` or ``name:key=value,key=value`` (``"search:sims=200,time=0.5"``); values are
 read as int, float, ``true``/``false`` or text. A spec that names a file (a path ending in
-``.zip``) loads a learned agent from that checkpoint.
+``.zip``) loads a learned agent from that checkpoint. Other packages add kinds of agent whose
+spec is ``kind:ARGUMENT`` through the ``allfives.agent_kinds`` entry point group (the
+``[rllib]`` extra's ``rllib:PATH``): the factory gets ``ARGUMENT`` as it is.
 
 >>> make_agent("greedy").name
 'greedy'
@@ -73,9 +75,35 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name.strip(), params
 
 
+def is_kind_spec(spec: str) -> bool:
+    """Whether ``spec`` is ``kind:ARGUMENT`` of an agent kind from another package."""
+    kind, colon, _ = spec.partition(":")
+    return bool(colon) and kind.strip() not in _FACTORIES and _kind(kind.strip()) is not None
+
+
 def is_checkpoint(spec: str) -> bool:
     """Whether ``spec`` names a learned agent's checkpoint file."""
     return spec.endswith(".zip")
+
+
+AGENT_KINDS = "allfives.agent_kinds"
+"""The entry point group of agent kinds from other packages (name → factory of one string)."""
+
+
+def _kind(name: str) -> Callable[[str], Agent] | None:
+    """The factory that the ``allfives.agent_kinds`` entry point ``name`` names, if any."""
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=AGENT_KINDS, name=name):
+        try:
+            factory: Callable[[str], Agent] = ep.load()
+        except ImportError as e:
+            raise UnknownAgentError(
+                f"agent kind {name!r} needs a package that is not installed ({e.name}): "
+                f"pip install -e '.[{name}]'"
+            ) from None
+        return factory
+    return None
 
 
 def make_agent(spec: str) -> Agent:
@@ -90,6 +118,11 @@ def make_agent(spec: str) -> Agent:
 
         agent: Agent = load_learned(spec)
         return agent
+    kind, colon, argument = spec.partition(":")
+    if colon and kind.strip() not in _FACTORIES:
+        plugin = _kind(kind.strip())
+        if plugin is not None:
+            return plugin(argument.strip())
     name, params = parse_spec(spec)
     factory = _FACTORIES.get(name)
     if factory is None:
@@ -107,5 +140,8 @@ def make_agent(spec: str) -> Agent:
 
 
 def known_agents() -> list[str]:
-    """The registered agent names."""
-    return sorted(_FACTORIES)
+    """The registered agent names (agent kinds of other packages as ``kind:``)."""
+    from importlib.metadata import entry_points
+
+    kinds = [f"{ep.name}:" for ep in entry_points(group=AGENT_KINDS)]
+    return sorted(_FACTORIES) + sorted(kinds)

@@ -11,7 +11,9 @@ The layers, bottom up:
 5. ``agents`` (the agents, their registry) — import 1–4.
 6. ``agents.eval`` — the match loop, evaluations, reports; imports 1–5.
 7. ``agents.play`` — terminal play and the demo; imports 1–6.
-8. ``agents.cli`` and ``train.py`` — the tools on top.
+8. ``allfives_rllib`` — the RLlib environment, module, league and agent; imports 1–7 (the
+   registry reaches its agent through an entry point, never an import).
+9. ``agents.cli``, ``train.py`` and ``train_rllib.py`` — the tools on top.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("allfives_env", "agents")
+PACKAGES = ("allfives_env", "agents", "allfives_rllib")
 
 LAYERS: list[tuple[str, ...]] = [
     ("allfives_env.core",),
@@ -33,13 +35,14 @@ LAYERS: list[tuple[str, ...]] = [
     ("agents",),
     ("agents.eval",),
     ("agents.play",),
-    ("agents.cli", "train"),
+    ("allfives_rllib",),
+    ("agents.cli", "train", "train_rllib"),
 ]
 
 
 def module_files() -> dict[str, Path]:
     """Every module of the project by dotted name (``train`` for ``train.py``)."""
-    out: dict[str, Path] = {"train": ROOT / "train.py"}
+    out: dict[str, Path] = {"train": ROOT / "train.py", "train_rllib": ROOT / "train_rllib.py"}
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
             parts = list(path.relative_to(ROOT).with_suffix("").parts)

@@ -44,7 +44,7 @@ from agents.eval.results import (
 )
 from agents.eval.runner import Task, run_matches
 from agents.eval.stats import PairResult, elo_ratings, mean_ci
-from agents.registry import UnknownAgentError, is_checkpoint
+from agents.registry import UnknownAgentError, is_checkpoint, is_kind_spec
 from allfives_env.core.rules import Rules
 
 
@@ -80,10 +80,16 @@ def check_specs(specs: Iterable[str], rules: Rules | None = None) -> None:
 
 
 def labels_of(specs: Sequence[str]) -> tuple[str, ...]:
-    """Short unique names: a checkpoint by its file name; repeats get ``#2``, ``#3``..."""
+    """Short unique names: a checkpoint by its file name, an agent of another package
+    (``rllib:PATH``) by its own name; repeats get ``#2``, ``#3``..."""
     out: list[str] = []
     for spec in specs:
-        base = os.path.basename(spec) if is_checkpoint(spec) else spec
+        if is_checkpoint(spec):
+            base = os.path.basename(spec)
+        elif is_kind_spec(spec):  # rllib:PATH: the agent's own short name
+            base = agent_of(spec).name
+        else:
+            base = spec
         label, k = base, 1
         while label in out:
             k += 1

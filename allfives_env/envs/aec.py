@@ -35,7 +35,7 @@ RENDER_MODES = ("ansi", "human", "rgb_array")
 DEFAULT_MAX_CYCLES = 10_000
 
 
-class ActionSpace(spaces.Discrete):
+class ActionSpace(spaces.Discrete):  # type: ignore[type-arg, unused-ignore]  # generic in gymnasium 1.2
     """``Discrete(n)`` whose ``contains`` answers a plain ``int`` without a NumPy round trip
     (PettingZoo's ``AssertOutOfBoundsWrapper`` asks it on every step)."""
 

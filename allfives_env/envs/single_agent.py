@@ -117,7 +117,7 @@ class AllFivesSingleAgentEnv(gym.Env[ObsArray, int]):
         enc = self.aec.encoding
         low, high = enc.observation_bounds()
         self.observation_space = spaces.Box(low, high, dtype=np.float32)
-        self.action_space: spaces.Discrete = spaces.Discrete(enc.num_actions)  # type: ignore[assignment]
+        self.action_space: spaces.Discrete = spaces.Discrete(enc.num_actions)  # type: ignore[assignment, type-arg, unused-ignore]
         self._opponents: dict[int, Agent | Policy] = {}
         self.set_opponents(opponents)
         self.seat = 0 if learner_seat == "random" else int(learner_seat)
