@@ -702,14 +702,15 @@ class Run:
 def evaluate_checkpoint(
     cfg: Config, path: Path, opponents: list[str], matches: int, seed: int
 ) -> dict[str, Any]:
-    """Duplicate-deal evaluation of the checkpoint at ``path`` against each opponent spec."""
+    """Duplicate-deal evaluation of the checkpoint at ``path`` against each opponent spec (at
+    every other side)."""
     from agents.eval.tournament import evaluate
 
     out: dict[str, Any] = {}
-    for spec in opponents:
-        res = evaluate(
-            cfg.rules(), [str(path), spec], matches, seed, cfg.eval_processes, progress=False
-        )
+    rules = cfg.rules()
+    for spec in opponents:  # with 3 sides, the policy against two copies of the opponent
+        lineup = [str(path)] + [spec] * (rules.num_sides - 1)
+        res = evaluate(rules, lineup, matches, seed, cfg.eval_processes, progress=False)
         me = res.agents[0]
         rate = me.wins.win_rate
         out[spec] = {
@@ -1094,6 +1095,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         fail(str(e))
     except KeyboardInterrupt:
         return interrupted(run)
+    except Exception:
+        if _INTERRUPTED:  # Ctrl-C inside a library that wrapped the KeyboardInterrupt (e.g. an
+            return interrupted(run)  # import: "Error calling __set_name__")
+        raise
     print(json.dumps(final["final_eval"], indent=1))
     print(f"report: {run.report_file}\ncurve: {run.curve_file}\nbest: {run.best}")
     return 0

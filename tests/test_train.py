@@ -302,3 +302,12 @@ def test_configs_use_only_fields() -> None:
     for shared in ("default.yaml", "team4.yaml", "five_up.yaml"):  # either trainer runs them
         keys = set(yaml.safe_load((ROOT / "configs" / shared).read_text()) or {})
         assert keys <= set(rllib_names), (shared, keys - set(rllib_names))
+
+
+def test_three_players_train_and_evaluate_against_two_copies(tmp_path: Path) -> None:
+    proc = run_train(*SHORT_SMOKE[:4], "--preset", "pyatyorka", "--num_players", "3",
+                     "--final_eval_matches", "3", runs=tmp_path)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    report = json.loads((tmp_path / "smoke" / "report.json").read_text())
+    assert set(report["final_eval"]) == {"random", "greedy"}
+    assert all(r["matches"] == 3 for r in report["final_eval"].values())
