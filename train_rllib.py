@@ -396,14 +396,17 @@ SCALARS = {
 
 
 def where_runners_ran(algo: Any) -> list[dict[str, Any]]:
-    """Each env runner's Ray node (id and address) and the env steps it sampled."""
+    """Each env runner's Ray node (id and address) and the env steps its process took (since
+    it started: a resumed run counts from the resume)."""
     import ray
 
     def probe(runner: Any) -> dict[str, Any]:
+        from allfives_rllib.env import AllFivesMultiAgentEnv
+
         return {
             "node": ray.get_runtime_context().get_node_id(),
             "address": ray.util.get_node_ip_address(),
-            "env_steps": int(runner.num_env_steps_sampled_lifetime),
+            "env_steps": AllFivesMultiAgentEnv.steps_in_process,
         }
 
     remote = algo.env_runner_group.num_remote_env_runners() > 0

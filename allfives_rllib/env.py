@@ -54,6 +54,9 @@ class AllFivesMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
         EnvConfigError: for an unknown key or a bad value (a ``RulesError``).
     """
 
+    steps_in_process = 0
+    """Steps taken by every instance in this process (where an env runner ran, how much)."""
+
     def __init__(self, config: dict[str, Any] | None = None):
         super().__init__()
         config = dict(config or {})
@@ -118,6 +121,7 @@ class AllFivesMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
                 f"not {sorted(action_dict)}"
             )
         raw.step(action_dict[agent])
+        AllFivesMultiAgentEnv.steps_in_process += 1
         rewards = {a: float(raw.rewards[a]) for a in self.possible_agents}
         term = any(raw.terminations.values())
         trunc = any(raw.truncations.values()) and not term

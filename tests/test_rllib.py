@@ -333,8 +333,8 @@ def test_ctrl_c_mid_training_saves_and_the_same_command_resumes(tmp_path: Path) 
     import signal
     import time
 
-    args = ["--config", "configs/rllib_smoke.yaml", "--total_timesteps", "1000000",
-            "--checkpoint_every", "1", "--eval_every", "1000000", "--final_eval_matches", "0"]  # fmt: skip
+    args = ["--config", "configs/rllib_smoke.yaml", "--total_timesteps", "1000000"]
+    args += ["--checkpoint_every", "1", "--eval_every", "1000000", "--final_eval_matches", "0"]
     proc = subprocess.Popen(
         [*TRAIN, "--runs", str(tmp_path), *args],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
