@@ -10,7 +10,8 @@ The layers, bottom up:
 4. ``allfives_env`` itself (the package facade, ``bench``, ``__main__``) — imports 1–3.
 5. ``agents`` (the agents, their registry) — import 1–4.
 6. ``agents.eval`` — the match loop, evaluations, reports; imports 1–5.
-7. ``agents.play`` — terminal play and the demo; imports 1–6.
+7. ``agents.play`` — terminal play and the demo; ``agents.benchmark`` — the benchmark
+   protocol, its runner and reports; import 1–6.
 8. ``allfives_rllib`` — the RLlib environment, module, league and agent; imports 1–7 (the
    registry reaches its agent through an entry point, never an import).
 9. ``agents.cli``, ``train.py`` and ``train_rllib.py`` — the tools on top.
@@ -34,7 +35,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("allfives_env",),
     ("agents",),
     ("agents.eval",),
-    ("agents.play",),
+    ("agents.play", "agents.benchmark"),
     ("allfives_rllib",),
     ("agents.cli", "train", "train_rllib"),
 ]

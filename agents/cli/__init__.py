@@ -8,6 +8,8 @@ Commands:
   bench vector    the batched engine's steps/s beside env(), memory per game, compile time
   eval            duplicate-deal matches between agents: win rates, CIs, ratings
   play            play a match against agents in the terminal
+  benchmark       agents under the benchmark protocol allfives-bench/1 (JSON, Markdown, PNG)
+  leaderboard     the leaderboard section of docs/BENCHMARK.md, from benchmark results
 
 A user mistake (bad arguments, an invalid record, a missing file) prints one line on stderr and
 exits with status 2; nothing is printed on stdout and no traceback is shown.
@@ -21,6 +23,7 @@ import sys
 from collections.abc import Sequence
 
 from agents.cli.bench import add_bench_parser, run_bench
+from agents.cli.benchmark import add_benchmark_parsers, run_benchmark, run_leaderboard
 from agents.cli.evaluate import add_eval_parser, run_eval
 from agents.cli.options import Parser, add_rules_options, fail, rules_of, split_specs
 from agents.cli.play import add_play_parser, run_play
@@ -57,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_bench_parser(sub)
     add_eval_parser(sub)
     add_play_parser(sub)
+    add_benchmark_parsers(sub)
     return parser
 
 
@@ -102,6 +106,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_eval(args)
         if args.command == "play":
             return run_play(args)
+        if args.command == "benchmark":
+            return run_benchmark(args)
+        if args.command == "leaderboard":
+            return run_leaderboard(args)
     except (AllFivesError, AgentError) as e:
         return fail(str(e))
     except BrokenPipeError:

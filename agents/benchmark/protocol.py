@@ -1,0 +1,145 @@
+"""The benchmark protocol ``allfives-bench/1``: what is played, against whom, on which deals.
+
+Every number of a benchmark follows from the agent and this protocol: the settings, the fixed
+opponents, the deals (seeded by the protocol, the setting and the opponent) and the best
+response's budget are fixed here, so results are comparable between people and papers. A
+change to any of them is a new protocol version.
+
+- **Settings**: ``pagat-2p``, ``pagat-4p`` (partnerships, 0+2 v 1+3), ``five_up-2p`` and
+  ``pyatyorka-3p`` (each for himself: the agent against two copies of the opponent).
+- **Opponents**: ``random``, ``greedy``, ``heuristic`` and ``search:sims=100``.
+- **Matches**: duplicate deals, each dealt once per rotation of the sides (see
+  :mod:`agents.eval.tournament`): :attr:`Protocol.deals` deals per opponent, fewer when the
+  agent or the opponent is a search agent (:attr:`Protocol.search_deals`): it is slow. An
+  agent does not play itself.
+- **Rating**: OpenSkill's Plackett-Luce model (the ``openskill`` package); see
+  :mod:`agents.benchmark.rating`.
+- **Exploitability** (approximate): the win rate that a best response reaches against the
+  frozen agent after a fixed budget of ``train.py`` (:attr:`Protocol.best_response`).
+
+:data:`REDUCED` is a small configuration of the same code for tests and CI; its numbers are
+not comparable with the full protocol's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agents.eval.match import derive_seed
+from allfives_env.core.rules import Rules
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A table of the benchmark: rules and a name."""
+
+    name: str
+    preset: str
+    num_players: int
+    partnerships: bool | None = None
+
+    def rules(self) -> Rules:
+        """The rules of this setting."""
+        extra = {} if self.partnerships is None else {"partnerships": self.partnerships}
+        return Rules.preset(self.preset, self.num_players, **extra)
+
+
+@dataclass(frozen=True)
+class BestResponse:
+    """The budget of the best response: ``train.py`` flags, fixed by the protocol."""
+
+    imitation_samples: int
+    total_timesteps: int
+    final_eval_matches: int
+    extra: tuple[str, ...] = ()
+    """More ``train.py`` flags (the reduced protocol's small network)."""
+
+    def describe(self) -> str:
+        """The budget in words."""
+        return (
+            f"train.py: {self.imitation_samples:,} learner steps of imitation of the heuristic, "
+            f"then {self.total_timesteps:,} of PPO against the frozen agent alone; "
+            f"{self.final_eval_matches:,} duplicate matches"
+        )
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """A benchmark protocol (see the module docstring)."""
+
+    name: str
+    settings: tuple[Setting, ...]
+    opponents: tuple[str, ...]
+    deals: int
+    """Deals per opponent (each played once per rotation of the sides)."""
+    search_deals: int
+    """Deals against ``search:*`` opponents."""
+    best_response: BestResponse
+    seed: int = 20261201
+
+    def deals_against(self, opponent: str, agent: str = "") -> int:
+        """Deals that ``agent`` plays against ``opponent``."""
+        slow = opponent.startswith("search") or agent.startswith("search")
+        return self.search_deals if slow else self.deals
+
+    def seed_of(self, setting: Setting, opponent: str) -> int:
+        """The deal seed of ``setting`` against ``opponent`` (the same for every agent)."""
+        return derive_seed(self.name, self.seed, setting.name, opponent) % 2**31
+
+    def setting(self, name: str) -> Setting:
+        """The setting called ``name``.
+
+        Raises:
+            KeyError: if there is none.
+        """
+        for s in self.settings:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+
+SETTINGS = (
+    Setting("pagat-2p", "pagat", 2),
+    Setting("pagat-4p", "pagat", 4, True),
+    Setting("five_up-2p", "five_up", 2),
+    Setting("pyatyorka-3p", "pyatyorka", 3),
+)
+
+SMALL_NETWORK = (
+    "--num_envs", "16", "--num_steps", "32", "--num_minibatches", "4", "--update_epochs", "1",
+    "--imitation_epochs", "1", "--actor_arch", "16", "--critic_arch", "16", "--context_dim",
+    "4", "--eval_matches", "6",
+)  # fmt: skip
+"""The reduced protocol's ``train.py`` flags: a tiny network and table."""
+
+FULL = Protocol(
+    name="allfives-bench/1",
+    settings=SETTINGS,
+    opponents=("random", "greedy", "heuristic", "search:sims=100"),
+    deals=100,
+    search_deals=20,
+    best_response=BestResponse(
+        imitation_samples=100_000,
+        total_timesteps=300_000,
+        final_eval_matches=200,
+        extra=("--eval_matches", "100"),
+    ),
+)
+"""The benchmark."""
+
+REDUCED = Protocol(
+    name="allfives-bench/1-reduced",
+    settings=(SETTINGS[0], SETTINGS[3]),
+    opponents=("random", "greedy"),
+    deals=3,
+    search_deals=1,
+    best_response=BestResponse(
+        imitation_samples=512,
+        total_timesteps=1024,
+        final_eval_matches=6,
+        extra=SMALL_NETWORK,
+    ),
+)
+"""A small configuration for tests and CI (not comparable with :data:`FULL`)."""
+
+PROTOCOLS = {p.name: p for p in (FULL, REDUCED)}

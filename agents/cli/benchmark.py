@@ -1,0 +1,171 @@
+"""``allfives benchmark`` (an agent under the benchmark protocol) and ``allfives leaderboard``
+(the leaderboard section of a document, made from result files)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import shlex
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agents.cli.options import positive_int
+from agents.eval.match import EvalError
+
+
+def add_benchmark_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Add ``benchmark`` and ``leaderboard`` to ``subparsers``."""
+    from agents.benchmark.protocol import FULL, PROTOCOLS
+
+    p = subparsers.add_parser(
+        "benchmark",
+        help=f"benchmark agents under the fixed protocol {FULL.name}",
+        description=f"Play each agent under the benchmark protocol {FULL.name} (see "
+        "docs/BENCHMARK.md): four settings, duplicate deals against random, greedy, heuristic "
+        "and search:sims=100, an OpenSkill rating against them, and the win rate of a best "
+        "response trained against the agent. Writes JSON, Markdown and PNG per agent.",
+    )
+    p.add_argument("agents", nargs="*", metavar="AGENT", help="agent specs")
+    p.add_argument(
+        "--protocol",
+        choices=sorted(PROTOCOLS),
+        default=FULL.name,
+        help=f"the protocol (default {FULL.name}; the reduced one is for tests)",
+    )
+    p.add_argument(
+        "--out",
+        default="benchmarks",
+        help="folder for the results, one set of files per agent (default ./benchmarks)",
+    )
+    p.add_argument(
+        "--processes",
+        type=positive_int,
+        help="worker processes (default: the CPU count); any number gives the same numbers",
+    )
+    p.add_argument(
+        "--recipe",
+        help="the command that trained the agent (printed before the benchmark's own command "
+        "on the leaderboard)",
+    )
+    p.add_argument("--no-exploitability", action="store_true", help="do not train best responses")
+    p.add_argument(
+        "--reference",
+        action="store_true",
+        help="benchmark the fixed opponents themselves (each against each), fit their "
+        "reference ratings on those matches and write them into the package (how the shipped "
+        "file was made)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+    p = subparsers.add_parser(
+        "leaderboard",
+        help="write the leaderboard section of a document from benchmark results",
+    )
+    p.add_argument("results", nargs="+", metavar="JSON", help="benchmark result files")
+    p.add_argument(
+        "--write",
+        metavar="DOC",
+        help="replace the leaderboard section of DOC (docs/BENCHMARK.md); else print it",
+    )
+
+
+def _slug(label: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in label).strip("_") or "agent"
+
+
+def run_benchmark(args: argparse.Namespace, out: Callable[[str], None] = print) -> int:
+    """Run ``allfives benchmark``.
+
+    Raises:
+        EvalError: for a bad request or a failed best response (one line).
+        UnknownAgentError: for an agent spec the registry does not know.
+    """
+    from agents.benchmark.protocol import FULL, PROTOCOLS
+    from agents.benchmark.report import markdown
+    from agents.benchmark.run import benchmark, play_reference, reference_file
+    from agents.eval.tournament import check_specs
+
+    protocol = PROTOCOLS[args.protocol]
+    processes = args.processes if args.processes is not None else (os.cpu_count() or 1)
+    if bool(args.agents) == args.reference:
+        raise EvalError("give agents to benchmark, or --reference alone")
+    check_specs(args.agents)
+    for module, what in (("openskill", "ratings"), ("matplotlib", "charts")):
+        if importlib.util.find_spec(module) is None:
+            raise EvalError(f"the benchmark's {what} need {module}: pip install -e '.[train]'")
+    folder = Path(args.out)
+    if folder.exists() and not folder.is_dir():
+        raise EvalError(f"--out {args.out}: not a folder")
+    progress = not args.quiet
+
+    def note(text: str) -> None:
+        if progress:
+            print(text, file=sys.stderr)
+
+    def command(spec: str) -> str:
+        words = ["allfives", "benchmark", spec]
+        if protocol.name != FULL.name:
+            words += ["--protocol", protocol.name]
+        if args.no_exploitability:
+            words.append("--no-exploitability")
+        return shlex.join(words)
+
+    folder.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    if args.reference:
+        reference, results = play_reference(
+            protocol, processes, progress, not args.no_exploitability, note
+        )
+        path = reference_file(protocol)
+        ratings = {s: {k: list(v) for k, v in r.items()} for s, r in reference.items()}
+        words = ["allfives", "benchmark", "--reference", "--protocol", protocol.name]
+        made = {"format": protocol.name, "command": shlex.join(words), "ratings": ratings}
+        path.write_text(json.dumps(made, indent=1) + "\n", encoding="utf-8")
+        out(f"wrote {path}")
+    else:
+        results = [
+            benchmark(spec, protocol, processes, progress, not args.no_exploitability, note)
+            for spec in args.agents
+        ]
+    for result in results:
+        result["command"] = command(result["agent"]["spec"])
+        if args.recipe:
+            result["recipe"] = args.recipe
+        write_outputs(result, folder / _slug(result["agent"]["label"]))
+        out(markdown(result))
+    out(f"{time.perf_counter() - start:.0f} s; results in {folder}")
+    return 0
+
+
+def write_outputs(result: dict[str, Any], base: Path) -> None:
+    """``base``.json, .md and .png of one agent's result."""
+    from agents.benchmark.report import markdown, write_json, write_png
+
+    write_json(result, base.parent / f"{base.name}.json")
+    (base.parent / f"{base.name}.md").write_text(markdown(result), encoding="utf-8")
+    write_png(result, base.parent / f"{base.name}.png")
+
+
+def run_leaderboard(args: argparse.Namespace, out: Callable[[str], None] = print) -> int:
+    """Run ``allfives leaderboard``.
+
+    Raises:
+        EvalError: for a file that is not a benchmark result, or a document without the
+            section's markers.
+    """
+    from agents.benchmark.report import leaderboard, read_result, update_leaderboard
+
+    results = [read_result(Path(p)) for p in args.results]
+    if args.write is None:
+        out(leaderboard(results))
+        return 0
+    doc = Path(args.write)
+    text = update_leaderboard(doc, results)
+    doc.write_text(text, encoding="utf-8")
+    out(f"wrote the leaderboard of {len(results)} results into {doc}")
+    return 0
