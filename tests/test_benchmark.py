@@ -85,10 +85,11 @@ def test_a_checkpoint_is_benchmarked_in_the_settings_it_plays(tmp_path: Path) ->
     proc = allfives(
         "benchmark", "net.zip", "--protocol", REDUCED.name, "--processes", "2",
         "--no-exploitability", "--quiet", "--recipe", "python train.py --name net",
-        cwd=tmp_path,
+        "--label", "my net", cwd=tmp_path,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-2000:]
-    result = json.loads((tmp_path / "benchmarks" / "net.zip.json").read_text())
+    result = json.loads((tmp_path / "benchmarks" / "my_net.json").read_text())
+    assert result["agent"] == {"spec": "net.zip", "label": "my net"}
     assert "trained for" in result["settings"]["pagat-2p"]["skipped"]
     played = result["settings"]["pyatyorka-3p"]
     assert played["exploitability"] == {"skipped": "not asked for"}
@@ -96,6 +97,7 @@ def test_a_checkpoint_is_benchmarked_in_the_settings_it_plays(tmp_path: Path) ->
     board = leaderboard([result])
     assert "### pyatyorka-3p" in board and "### pagat-2p" in board
     assert "`python train.py --name net && allfives benchmark net.zip" in board
+    assert "--label 'my net'`" in board
 
 
 def test_ranks_put_the_winner_first_then_by_score() -> None:
@@ -149,6 +151,8 @@ def test_leaderboard_errors_are_one_line(tmp_path: Path) -> None:
         (["benchmark", "nobody"], "unknown agent 'nobody'"),
         (["benchmark", "greedy", "--protocol", "mine/1"], "invalid choice"),
         (["benchmark", "greedy", "--processes", "0"], "must be at least 1"),
+        (["benchmark", "greedy", "random", "--label", "x"], "--label names one agent"),
+        (["benchmark"], "give agents to benchmark, or --reference alone"),
     ],
 )
 def test_benchmark_errors_are_one_line(tmp_path: Path, args: list[str], message: str) -> None:

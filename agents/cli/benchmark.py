@@ -52,6 +52,10 @@ def add_benchmark_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="the command that trained the agent (printed before the benchmark's own command "
         "on the leaderboard)",
     )
+    p.add_argument(
+        "--label",
+        help="the agent's name in tables and file names (one agent only; default: from its spec)",
+    )
     p.add_argument("--no-exploitability", action="store_true", help="do not train best responses")
     p.add_argument(
         "--reference",
@@ -94,6 +98,8 @@ def run_benchmark(args: argparse.Namespace, out: Callable[[str], None] = print) 
     processes = args.processes if args.processes is not None else (os.cpu_count() or 1)
     if bool(args.agents) == args.reference:
         raise EvalError("give agents to benchmark, or --reference alone")
+    if args.label is not None and (len(args.agents) != 1 or not args.label.strip()):
+        raise EvalError("--label names one agent: give exactly one, and a non-empty label")
     check_specs(args.agents)
     for module, what in (("openskill", "ratings"), ("matplotlib", "charts")):
         if importlib.util.find_spec(module) is None:
@@ -113,6 +119,8 @@ def run_benchmark(args: argparse.Namespace, out: Callable[[str], None] = print) 
             words += ["--protocol", protocol.name]
         if args.no_exploitability:
             words.append("--no-exploitability")
+        if args.label is not None:
+            words += ["--label", args.label]
         return shlex.join(words)
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -133,6 +141,8 @@ def run_benchmark(args: argparse.Namespace, out: Callable[[str], None] = print) 
             for spec in args.agents
         ]
     for result in results:
+        if args.label is not None:
+            result["agent"]["label"] = args.label
         result["command"] = command(result["agent"]["spec"])
         if args.recipe:
             result["recipe"] = args.recipe
