@@ -37,12 +37,10 @@ different config for the same name is refused (use ``--name`` or ``--fresh``).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import importlib.util
 import io
 import json
-import math
 import os
 import pickle
 import random
@@ -99,6 +97,16 @@ import numpy as np  # noqa: E402 - after the check above, which names what to in
 import tyro  # noqa: E402
 import yaml  # noqa: E402
 
+from agents import train_config  # noqa: E402
+from agents.train_config import (  # noqa: E402
+    ConfigError,
+    check_agent_specs,
+    check_types,
+    common_checks,
+    config_path,
+    parse_command,
+    raise_first,
+)
 from allfives_env.core.rules import Rules  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent
@@ -222,8 +230,7 @@ class Config:
         Raises:
             ConfigError: naming the first field of the wrong type.
         """
-        for f in dataclasses.fields(self):
-            _check_type(f.name, getattr(self, f.name), f.type)
+        check_types(self)
 
     def check(self) -> None:
         """Validate every field, before anything runs (the agents named are made once).
@@ -231,36 +238,19 @@ class Config:
         Raises:
             ConfigError: naming the first bad field.
         """
-        from agents.errors import AgentError
-        from agents.registry import make_agent
-        from allfives_env import RulesError
-        from allfives_env.envs.aec import EPISODES, FORCED, REWARDS
-
         self.check_types()
-        try:
-            self.rules()
-        except RulesError as e:
-            raise ConfigError(f"config: {e}") from None
-        checks = [
-            (self.episode in EPISODES, "episode", f"one of {', '.join(EPISODES)}"),
-            (self.reward in REWARDS, "reward", f"one of {', '.join(REWARDS)}"),
-            (self.forced_actions in FORCED, "forced_actions", f"one of {', '.join(FORCED)}"),
-            (
-                bool(self.name) and self.name.replace("-", "").replace("_", "").isalnum(),
-                "name",
-                "letters, digits, - or _",
+        checks = common_checks(
+            self,
+            seed_limit=2**32,  # what NumPy's seeding takes
+            at_least_1=(
+                "total_timesteps", "num_envs", "num_steps", "num_minibatches", "update_epochs",
+                "pool_size", "snapshot_every", "eval_every", "eval_matches", "eval_processes",
+                "torch_threads", "engine_threads", "context_dim", "imitation_epochs",
             ),
-            (0 <= self.seed < 2**32, "seed", "from 0 to 2**32 - 1 (what NumPy's seeding takes)"),
-            (bool(self.eval_opponents), "eval_opponents", "at least one agent spec"),
-        ]
-        for key in (
-            "total_timesteps", "num_envs", "num_steps", "num_minibatches", "update_epochs",
-            "pool_size", "snapshot_every", "eval_every", "eval_matches", "eval_processes",
-            "torch_threads", "engine_threads", "context_dim", "imitation_epochs",
-        ):  # fmt: skip
-            checks.append((getattr(self, key) >= 1, key, "at least 1"))
-        for key in ("final_eval_matches", "imitation_samples"):
-            checks.append((getattr(self, key) >= 0, key, "at least 0"))
+            at_least_0=("final_eval_matches", "imitation_samples"),
+            unit=("baseline_prob", "latest_prob", "gae_lambda", "gamma", "teacher_prob"),
+            positive=("learning_rate", "clip_coef", "max_grad_norm"),
+        )  # fmt: skip
         checks.append(
             (
                 self.num_envs * self.num_steps % self.num_minibatches == 0,
@@ -268,58 +258,8 @@ class Config:
                 "a divisor of num_envs × num_steps",
             )
         )
-        checks.append(
-            (self.action_features in ("basic", "outlook"), "action_features", "basic or outlook")
-        )
-        for f in dataclasses.fields(self):
-            if f.type == "float":
-                value = getattr(self, f.name)
-                checks.append((math.isfinite(value), f.name, "a finite number"))
-        for key in ("baseline_prob", "latest_prob", "gae_lambda", "gamma", "teacher_prob"):
-            checks.append((0.0 <= getattr(self, key) <= 1.0, key, "between 0 and 1"))
-        for key in ("learning_rate", "clip_coef", "max_grad_norm"):
-            checks.append((getattr(self, key) > 0, key, "positive"))
-        for key in ("actor_arch", "critic_arch"):
-            sizes = getattr(self, key)
-            checks.append((bool(sizes) and all(h >= 1 for h in sizes), key, "sizes ≥ 1"))
-        for ok, key, what in checks:
-            if not ok:
-                raise ConfigError(f"config {key!r} must be {what}, not {getattr(self, key)!r}")
-        for key in ("baselines", "eval_opponents", "imitation_teacher"):
-            specs = getattr(self, key)
-            for spec in [specs] if isinstance(specs, str) else specs:
-                try:
-                    agent = make_agent(spec)
-                    check_rules = getattr(agent, "check_rules", None)
-                    if check_rules is not None:
-                        check_rules(self.rules())
-                except (AgentError, ValueError, OSError) as e:
-                    raise ConfigError(f"config {key!r}: {e}") from None
-
-
-class ConfigError(ValueError):
-    """A config that cannot run: train.py prints its one line and exits with status 2."""
-
-
-def _check_type(key: str, value: Any, kind: Any) -> None:
-    """Check a field's value against its annotation (YAML values arrive untyped)."""
-    want: dict[str, type | tuple[type, ...]] = {
-        "str": str,
-        "int": int,
-        "float": (int, float),
-        "bool": bool,
-    }
-    if kind == "bool | None":
-        ok = value is None or isinstance(value, bool)
-    elif kind in ("list[int]", "list[str]"):
-        item = int if kind == "list[int]" else str
-        ok = isinstance(value, list) and all(
-            isinstance(v, item) and not isinstance(v, bool) for v in value
-        )
-    else:
-        ok = isinstance(value, want[kind]) and (kind == "bool" or not isinstance(value, bool))
-    if not ok:
-        raise ConfigError(f"config {key!r} must be of type {kind}, not {value!r}")
+        raise_first(self, checks)
+        check_agent_specs(self, ("baselines", "eval_opponents", "imitation_teacher"))
 
 
 @dataclass
@@ -337,18 +277,7 @@ class Command:
 
 def fail(message: str) -> NoReturn:
     """Stop with one line on stderr and exit status 2 (a user mistake, not a crash)."""
-    print(f"train.py: error: {' '.join(message.split())}", file=sys.stderr)
-    raise SystemExit(2)
-
-
-def _config_path(argv: Sequence[str]) -> Path | None:
-    """The value of ``--config`` in ``argv``, read first: it sets the other fields' defaults."""
-    for i, arg in enumerate(argv):
-        if arg == "--config" and i + 1 < len(argv):
-            return Path(argv[i + 1])
-        if arg.startswith("--config="):
-            return Path(arg.partition("=")[2])
-    return None
+    train_config.fail("train.py", message)
 
 
 def load_yaml(path: Path) -> Config:
@@ -357,50 +286,19 @@ def load_yaml(path: Path) -> Config:
     Raises:
         ConfigError: if the file cannot be read, is not a mapping, or names an unknown key.
     """
-    try:
-        loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-        raise ConfigError(f"cannot read config {str(path)!r}: {e}") from None
-    if not isinstance(loaded, dict):
-        raise ConfigError(f"config {str(path)!r} must be a mapping of field: value")
-    names = [f.name for f in dataclasses.fields(Config)]
-    for key in loaded:
-        if key not in names:
-            raise ConfigError(f"unknown config key {key!r} in {path} (known: {', '.join(names)})")
-    cfg = dataclasses.replace(Config(), **loaded)
-    cfg.check_types()
-    return cfg
+    return train_config.load_yaml(path, Config())
 
 
 def parse_args(argv: Sequence[str]) -> Command:
     """The command line: ``--config FILE``, ``--fresh``, ``--runs DIR`` and ``--<field> VALUE``
     for each config field (tyro; ``--help`` lists every field with its doc). Errors are one line.
     """
-    path = _config_path(argv)
+    path = config_path(argv)
     default = Command(config=path, cfg=load_yaml(path) if path is not None else Config())
-    captured = io.StringIO()
-    try:
-        with contextlib.redirect_stderr(captured):
-            command = tyro.cli(
-                Command, args=list(argv), default=default, use_underscores=True,
-                description=__doc__.split("\n\n")[0] if __doc__ else None,
-            )  # fmt: skip
-    except SystemExit as e:
-        if e.code in (0, None):
-            raise
-        fail(box_text(captured.getvalue()) or "bad arguments (see train.py --help)")
+    description = __doc__.split("\n\n")[0] if __doc__ else None
+    command = parse_command(Command, default, argv, "train.py", description)
     command.cfg.check()
     return command
-
-
-def box_text(text: str) -> str:
-    """tyro's boxed error message as one line: the message, without the title and help."""
-    drawing = "╭╮╰╯─│┃━"
-    lines = ["".join(c for c in line if c not in drawing).strip() for line in text.splitlines()]
-    lines = [x for x in lines if x]
-    for stop in ("Argument helptext", "For full helptext", "Perhaps you meant"):
-        lines = lines[: next((i for i, x in enumerate(lines) if x.startswith(stop)), len(lines))]
-    return " ".join(lines[1:] or lines)
 
 
 # ----------------------------------------------------------------------------- 2. the table
@@ -703,24 +601,10 @@ def evaluate_checkpoint(
     cfg: Config, path: Path, opponents: list[str], matches: int, seed: int
 ) -> dict[str, Any]:
     """Duplicate-deal evaluation of the checkpoint at ``path`` against each opponent spec (at
-    every other side)."""
-    from agents.eval.tournament import evaluate
+    every other side): :func:`agents.eval.tournament.evaluate_against`."""
+    from agents.eval.tournament import evaluate_against
 
-    out: dict[str, Any] = {}
-    rules = cfg.rules()
-    for spec in opponents:  # with 3 sides, the policy against two copies of the opponent
-        lineup = [str(path)] + [spec] * (rules.num_sides - 1)
-        res = evaluate(rules, lineup, matches, seed, cfg.eval_processes, progress=False)
-        me = res.agents[0]
-        rate = me.wins.win_rate
-        out[spec] = {
-            "win_rate": rate.value,
-            "ci95": [rate.low, rate.high],
-            "points_per_hand": me.points_per_hand.value,
-            "opponent_points_per_hand": res.agents[1].points_per_hand.value,
-            "matches": res.matches,
-        }
-    return out
+    return evaluate_against(cfg.rules(), str(path), opponents, matches, seed, cfg.eval_processes)
 
 
 def evaluate_now(learner: Learner, label: str, writer: Any) -> None:

@@ -26,10 +26,8 @@ A run folder is ``runs/rllib/<name>``: ``config.yaml``, ``checkpoint/``, ``best/
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import importlib.util
-import io
 import json
 import os
 import shutil
@@ -77,6 +75,7 @@ if __name__ == "__main__":
 import tyro  # noqa: E402 - after the check above, which names what to install
 import yaml  # noqa: E402
 
+from agents import train_config  # noqa: E402
 from allfives_rllib.config import ConfigError, RLlibConfig, load_yaml  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent
@@ -101,17 +100,7 @@ class Command:
 
 def fail(message: str) -> NoReturn:
     """Stop with one line on stderr and exit status 2 (a user mistake, not a crash)."""
-    print(f"{PROG}: error: {' '.join(message.split())}", file=sys.stderr)
-    raise SystemExit(2)
-
-
-def _config_path(argv: Sequence[str]) -> Path | None:
-    for i, arg in enumerate(argv):
-        if arg == "--config" and i + 1 < len(argv):
-            return Path(argv[i + 1])
-        if arg.startswith("--config="):
-            return Path(arg.partition("=")[2])
-    return None
+    train_config.fail(PROG, message)
 
 
 def parse_args(argv: Sequence[str]) -> Command:
@@ -120,21 +109,10 @@ def parse_args(argv: Sequence[str]) -> Command:
     Raises:
         ConfigError: for a bad config file or field.
     """
-    from train import box_text
-
-    path = _config_path(argv)
+    path = train_config.config_path(argv)
     default = Command(config=path, cfg=load_yaml(path) if path is not None else RLlibConfig())
-    captured = io.StringIO()
-    try:
-        with contextlib.redirect_stderr(captured):
-            command = tyro.cli(
-                Command, args=list(argv), default=default, use_underscores=True,
-                description=__doc__.split("\n\n")[0] if __doc__ else None,
-            )  # fmt: skip
-    except SystemExit as e:
-        if e.code in (0, None):
-            raise
-        fail(box_text(captured.getvalue()) or f"bad arguments (see {PROG} --help)")
+    description = __doc__.split("\n\n")[0] if __doc__ else None
+    command = train_config.parse_command(Command, default, argv, PROG, description)
     command.cfg.check()
     if command.address is not None:
         check_address(command.address)
@@ -242,7 +220,7 @@ def build(cfg: RLlibConfig, run: Run, address: str | None) -> Any:
 
     from allfives_rllib.agent import MODULE_ID
     from allfives_rllib.env import AllFivesMultiAgentEnv
-    from allfives_rllib.league import LeagueCallback, LeagueMapping
+    from allfives_rllib.league import LeagueCallback
     from allfives_rllib.module import MaskedActorCritic
 
     torch.set_num_threads(cfg.torch_threads)
@@ -288,9 +266,7 @@ def build(cfg: RLlibConfig, run: Run, address: str | None) -> Any:
         .learners(num_learners=cfg.num_learners, num_cpus_per_learner=1)
         .multi_agent(
             policies={MODULE_ID, *snapshots},
-            policy_mapping_fn=LeagueMapping(
-                cfg.rules(), snapshots, cfg.latest_prob, cfg.seed * 1000 + league["next_index"]
-            ),
+            policy_mapping_fn=callback().mapping(),
             policies_to_train=[MODULE_ID],
         )
         .rl_module(
@@ -338,25 +314,13 @@ def save_checkpoint(algo: Any, run: Run, cfg: RLlibConfig) -> None:
 def evaluate_folder(
     cfg: RLlibConfig, folder: Path, opponents: list[str], matches: int, seed: int
 ) -> dict[str, Any]:
-    """Duplicate-deal evaluation of the module in ``folder`` against each opponent spec."""
-    from agents.eval.tournament import evaluate
+    """Duplicate-deal evaluation of the module in ``folder`` against each opponent spec (at
+    every other side): :func:`agents.eval.tournament.evaluate_against`."""
+    from agents.eval.tournament import evaluate_against
 
-    out: dict[str, Any] = {}
-    for spec in opponents:
-        res = evaluate(
-            cfg.rules(), [f"rllib:{folder}", spec], matches, seed, cfg.eval_processes,
-            progress=False,
-        )  # fmt: skip
-        me = res.agents[0]
-        rate = me.wins.win_rate
-        out[spec] = {
-            "win_rate": rate.value,
-            "ci95": [rate.low, rate.high],
-            "points_per_hand": me.points_per_hand.value,
-            "opponent_points_per_hand": res.agents[1].points_per_hand.value,
-            "matches": res.matches,
-        }
-    return out
+    return evaluate_against(
+        cfg.rules(), f"rllib:{folder}", opponents, matches, seed, cfg.eval_processes
+    )
 
 
 def evaluate_now(algo: Any, run: Run, cfg: RLlibConfig, writer: Any) -> None:

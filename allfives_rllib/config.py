@@ -7,13 +7,21 @@ start, its baseline pool, its batched-engine table) is refused by name, as is an
 
 from __future__ import annotations
 
-import dataclasses
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agents import train_config
+from agents.train_config import (
+    ConfigError,
+    check_agent_specs,
+    check_types,
+    common_checks,
+    raise_first,
+)
 from allfives_env.core.rules import Rules
+
+__all__ = ["TRAIN_PY_ONLY", "ConfigError", "RLlibConfig", "load_yaml"]
 
 TRAIN_PY_ONLY = (
     "num_envs", "num_steps", "num_minibatches", "anneal_lr", "context_dim", "feature_arch",
@@ -21,10 +29,6 @@ TRAIN_PY_ONLY = (
     "baseline_prob", "engine_threads",
 )  # fmt: skip
 """Fields of ``train.py``'s config that the RLlib trainer has no use for."""
-
-
-class ConfigError(ValueError):
-    """A config that cannot run: the trainer prints its one line and exits with status 2."""
 
 
 @dataclass
@@ -137,86 +141,28 @@ class RLlibConfig:
         Raises:
             ConfigError: naming the first bad field.
         """
-        from agents.errors import AgentError
-        from agents.registry import make_agent
-        from allfives_env import RulesError
-        from allfives_env.envs.aec import EPISODES, FORCED, REWARDS
-
-        for f in dataclasses.fields(self):
-            check_type(f.name, getattr(self, f.name), f.type)
-        try:
-            self.rules()
-        except RulesError as e:
-            raise ConfigError(f"config: {e}") from None
-        checks = [
-            (self.episode in EPISODES, "episode", f"one of {', '.join(EPISODES)}"),
-            (self.reward in REWARDS, "reward", f"one of {', '.join(REWARDS)}"),
-            (self.forced_actions in FORCED, "forced_actions", f"one of {', '.join(FORCED)}"),
-            (self.action_features in ("basic", "outlook"), "action_features", "basic or outlook"),
-            (
-                bool(self.name) and self.name.replace("-", "").replace("_", "").isalnum(),
-                "name",
-                "letters, digits, - or _",
+        check_types(self)
+        checks = common_checks(
+            self,
+            seed_limit=2**31,
+            at_least_1=(
+                "total_timesteps", "update_epochs", "train_batch_size", "minibatch_size",
+                "num_envs_per_env_runner", "pool_size", "snapshot_every", "eval_every",
+                "eval_matches", "eval_processes", "torch_threads", "checkpoint_every",
             ),
-            (0 <= self.seed < 2**31, "seed", "from 0 to 2**31 - 1"),
-            (bool(self.eval_opponents), "eval_opponents", "at least one agent spec"),
+            at_least_0=("final_eval_matches", "num_env_runners", "num_learners"),
+            unit=("gae_lambda", "gamma", "latest_prob", "snapshot_win_rate"),
+            positive=("learning_rate", "clip_coef", "max_grad_norm"),
+        )  # fmt: skip
+        checks.append(
             (
                 self.minibatch_size <= self.train_batch_size,
                 "minibatch_size",
                 "at most train_batch_size",
-            ),
-        ]
-        for key in (
-            "total_timesteps", "update_epochs", "train_batch_size", "minibatch_size",
-            "num_envs_per_env_runner", "pool_size", "snapshot_every", "eval_every",
-            "eval_matches", "eval_processes", "torch_threads", "checkpoint_every",
-        ):  # fmt: skip
-            checks.append((getattr(self, key) >= 1, key, "at least 1"))
-        for key in ("final_eval_matches", "num_env_runners", "num_learners"):
-            checks.append((getattr(self, key) >= 0, key, "at least 0"))
-        for f in dataclasses.fields(self):
-            if f.type == "float":
-                checks.append((math.isfinite(getattr(self, f.name)), f.name, "a finite number"))
-        for key in ("gae_lambda", "gamma", "latest_prob", "snapshot_win_rate"):
-            checks.append((0.0 <= getattr(self, key) <= 1.0, key, "between 0 and 1"))
-        for key in ("learning_rate", "clip_coef", "max_grad_norm"):
-            checks.append((getattr(self, key) > 0, key, "positive"))
-        for key in ("actor_arch", "critic_arch"):
-            sizes = getattr(self, key)
-            checks.append((bool(sizes) and all(h >= 1 for h in sizes), key, "sizes ≥ 1"))
-        for ok, key, what in checks:
-            if not ok:
-                raise ConfigError(f"config {key!r} must be {what}, not {getattr(self, key)!r}")
-        for spec in self.eval_opponents:
-            try:
-                agent = make_agent(spec)
-                check_rules = getattr(agent, "check_rules", None)
-                if check_rules is not None:
-                    check_rules(self.rules())
-            except (AgentError, ValueError, OSError) as e:
-                raise ConfigError(f"config 'eval_opponents': {e}") from None
-
-
-def check_type(key: str, value: Any, kind: Any) -> None:
-    """Check a field's value against its annotation (YAML values arrive untyped).
-
-    Raises:
-        ConfigError: if it does not fit.
-    """
-    if kind == "bool | None":
-        ok = value is None or isinstance(value, bool)
-    elif kind in ("list[int]", "list[str]"):
-        item = int if kind == "list[int]" else str
-        ok = isinstance(value, list) and all(
-            isinstance(v, item) and not isinstance(v, bool) for v in value
+            )
         )
-    elif kind == "float":
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
-    else:
-        want = {"str": str, "int": int, "bool": bool}[kind]
-        ok = isinstance(value, want) and (kind == "bool" or not isinstance(value, bool))
-    if not ok:
-        raise ConfigError(f"config {key!r} must be of type {kind}, not {value!r}")
+        raise_first(self, checks)
+        check_agent_specs(self, ("eval_opponents",))
 
 
 def load_yaml(path: Path) -> RLlibConfig:
@@ -226,24 +172,9 @@ def load_yaml(path: Path) -> RLlibConfig:
         ConfigError: if the file cannot be read, is not a mapping, or names a key this trainer
             does not know (a ``train.py``-only key is named as such).
     """
-    import yaml
-
-    try:
-        loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-        raise ConfigError(f"cannot read config {str(path)!r}: {e}") from None
-    if not isinstance(loaded, dict):
-        raise ConfigError(f"config {str(path)!r} must be a mapping of field: value")
-    names = [f.name for f in dataclasses.fields(RLlibConfig)]
-    for key in loaded:
-        if key in TRAIN_PY_ONLY:
-            raise ConfigError(
-                f"config key {key!r} in {path} is a train.py setting that the RLlib trainer "
-                f"does not use (remove it, or train with train.py)"
-            )
-        if key not in names:
-            raise ConfigError(f"unknown config key {key!r} in {path} (known: {', '.join(names)})")
-    cfg = dataclasses.replace(RLlibConfig(), **loaded)
-    for f in dataclasses.fields(cfg):
-        check_type(f.name, getattr(cfg, f.name), f.type)
-    return cfg
+    refused = {
+        key: "a train.py setting that the RLlib trainer does not use (remove it, or train with "
+        "train.py)"
+        for key in TRAIN_PY_ONLY
+    }
+    return train_config.load_yaml(path, RLlibConfig(), refused)

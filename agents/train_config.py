@@ -1,0 +1,241 @@
+"""What the trainers' configs share: checks of YAML values, the YAML file, the one-line errors.
+
+``train.py`` and ``train_rllib.py`` describe a run with a dataclass of fields whose values may
+come from a YAML file (untyped) and from the command line (tyro). Both refuse a bad value with
+a :class:`ConfigError` naming the field, which the script prints as one line before exiting
+with status 2. ``yaml`` and ``tyro`` (the ``[train]`` extra) are imported only when used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import io
+import math
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, NoReturn, Protocol, TypeVar
+
+
+class ConfigError(ValueError):
+    """A config that cannot run: the trainer prints its one line and exits with status 2."""
+
+
+class RunConfig(Protocol):
+    """The fields every trainer's config has (the game and the evaluation)."""
+
+    name: str
+    preset: str
+    episode: str
+    reward: str
+    forced_actions: str
+    action_features: str
+    seed: int
+    eval_opponents: list[str]
+
+    def rules(self) -> Any:
+        """The rules the config trains on (raises ``RulesError`` for bad ones)."""
+
+
+T = TypeVar("T")
+Check = tuple[bool, str, str]
+"""A check of one field: whether it passed, the field's name, and what it must be."""
+
+
+def check_type(key: str, value: Any, kind: Any) -> None:
+    """Check a field's value against its annotation (YAML values arrive untyped).
+
+    Raises:
+        ConfigError: if it does not fit.
+    """
+    if kind == "bool | None":
+        ok = value is None or isinstance(value, bool)
+    elif kind in ("list[int]", "list[str]"):
+        item = int if kind == "list[int]" else str
+        ok = isinstance(value, list) and all(
+            isinstance(v, item) and not isinstance(v, bool) for v in value
+        )
+    elif kind == "float":
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+    else:
+        want = {"str": str, "int": int, "bool": bool}[kind]
+        ok = isinstance(value, want) and (kind == "bool" or not isinstance(value, bool))
+    if not ok:
+        raise ConfigError(f"config {key!r} must be of type {kind}, not {value!r}")
+
+
+def check_types(cfg: Any) -> None:
+    """Check every field of the dataclass ``cfg`` against its annotation.
+
+    Raises:
+        ConfigError: naming the first field of the wrong type.
+    """
+    for f in dataclasses.fields(cfg):
+        check_type(f.name, getattr(cfg, f.name), f.type)
+
+
+def common_checks(
+    cfg: RunConfig,
+    *,
+    seed_limit: int,
+    at_least_1: Iterable[str],
+    at_least_0: Iterable[str],
+    unit: Iterable[str],
+    positive: Iterable[str],
+) -> list[Check]:
+    """The checks every trainer makes, after the types (:func:`check_types`) and the rules.
+
+    The game's settings, the run's name, the seed (below ``seed_limit``), a non-empty list of
+    evaluation opponents, finite floats, the actor's and critic's hidden sizes ≥ 1, and the
+    named fields' ranges: ``at_least_1``, ``at_least_0``, ``unit`` (between 0 and 1) and
+    ``positive``.
+
+    Raises:
+        ConfigError: if the rules cannot be made.
+    """
+    from allfives_env import RulesError
+    from allfives_env.envs.aec import EPISODES, FORCED, REWARDS
+
+    try:
+        cfg.rules()
+    except RulesError as e:
+        raise ConfigError(f"config: {e}") from None
+    name = cfg.name
+    checks: list[Check] = [
+        (cfg.episode in EPISODES, "episode", f"one of {', '.join(EPISODES)}"),
+        (cfg.reward in REWARDS, "reward", f"one of {', '.join(REWARDS)}"),
+        (cfg.forced_actions in FORCED, "forced_actions", f"one of {', '.join(FORCED)}"),
+        (cfg.action_features in ("basic", "outlook"), "action_features", "basic or outlook"),
+        (bool(name) and name.replace("-", "").replace("_", "").isalnum(), "name", "letters, "
+         "digits, - or _"),
+        (0 <= cfg.seed < seed_limit, "seed", f"from 0 to {_power(seed_limit)} - 1"),
+        (bool(cfg.eval_opponents), "eval_opponents", "at least one agent spec"),
+    ]  # fmt: skip
+    checks += [(getattr(cfg, key) >= 1, key, "at least 1") for key in at_least_1]
+    checks += [(getattr(cfg, key) >= 0, key, "at least 0") for key in at_least_0]
+    for f in dataclasses.fields(cfg):  # type: ignore[arg-type]
+        value = getattr(cfg, f.name)
+        if f.type == "float":
+            checks.append((math.isfinite(value), f.name, "a finite number"))
+        if f.name in ("actor_arch", "critic_arch"):
+            checks.append((bool(value) and all(h >= 1 for h in value), f.name, "sizes ≥ 1"))
+    checks += [(0.0 <= getattr(cfg, key) <= 1.0, key, "between 0 and 1") for key in unit]
+    checks += [(getattr(cfg, key) > 0, key, "positive") for key in positive]
+    return checks
+
+
+def _power(limit: int) -> str:
+    """``2**31`` for 2**31 (how the seed's limit reads in an error)."""
+    exponent = limit.bit_length() - 1
+    return f"2**{exponent}" if limit == 1 << exponent else str(limit)
+
+
+def raise_first(cfg: Any, checks: Iterable[Check]) -> None:
+    """Raise for the first failed check.
+
+    Raises:
+        ConfigError: ``config 'KEY' must be WHAT, not VALUE``.
+    """
+    for ok, key, what in checks:
+        if not ok:
+            raise ConfigError(f"config {key!r} must be {what}, not {getattr(cfg, key)!r}")
+
+
+def check_agent_specs(cfg: RunConfig, keys: Iterable[str]) -> None:
+    """Make each agent named in the fields ``keys`` (a spec or a list of specs) once, and have
+    it accept the config's rules (a checkpoint plays only its own).
+
+    Raises:
+        ConfigError: naming the field of the first spec that fails.
+    """
+    from agents.errors import AgentError
+    from agents.registry import make_agent
+
+    for key in keys:
+        specs = getattr(cfg, key)
+        for spec in [specs] if isinstance(specs, str) else specs:
+            try:
+                agent = make_agent(spec)
+                check_rules = getattr(agent, "check_rules", None)
+                if check_rules is not None:
+                    check_rules(cfg.rules())
+            except (AgentError, ValueError, OSError) as e:
+                raise ConfigError(f"config {key!r}: {e}") from None
+
+
+def load_yaml(path: Path, default: T, refused: Mapping[str, str] | None = None) -> T:
+    """The dataclass ``default`` updated by the YAML file at ``path``, its types checked.
+
+    ``refused`` maps keys that this trainer does not take to the reason it gives.
+
+    Raises:
+        ConfigError: if the file cannot be read, is not a mapping, or names a refused or
+            unknown key, or a value of the wrong type.
+    """
+    import yaml
+
+    try:
+        loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        raise ConfigError(f"cannot read config {str(path)!r}: {e}") from None
+    if not isinstance(loaded, dict):
+        raise ConfigError(f"config {str(path)!r} must be a mapping of field: value")
+    names = [f.name for f in dataclasses.fields(default)]  # type: ignore[arg-type]
+    for key in loaded:
+        if refused and key in refused:
+            raise ConfigError(f"config key {key!r} in {path} is {refused[key]}")
+        if key not in names:
+            raise ConfigError(f"unknown config key {key!r} in {path} (known: {', '.join(names)})")
+    cfg: T = dataclasses.replace(default, **loaded)  # type: ignore[type-var]
+    check_types(cfg)
+    return cfg
+
+
+def config_path(argv: Sequence[str]) -> Path | None:
+    """The value of ``--config`` in ``argv``, read first: it sets the other fields' defaults."""
+    for i, arg in enumerate(argv):
+        if arg == "--config" and i + 1 < len(argv):
+            return Path(argv[i + 1])
+        if arg.startswith("--config="):
+            return Path(arg.partition("=")[2])
+    return None
+
+
+def fail(prog: str, message: str) -> NoReturn:
+    """Stop with one line on stderr and exit status 2 (a user mistake, not a crash)."""
+    print(f"{prog}: error: {' '.join(message.split())}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def box_text(text: str) -> str:
+    """tyro's boxed error message as one line: the message, without the title and help."""
+    drawing = "╭╮╰╯─│┃━"
+    lines = ["".join(c for c in line if c not in drawing).strip() for line in text.splitlines()]
+    lines = [x for x in lines if x]
+    for stop in ("Argument helptext", "For full helptext", "Perhaps you meant"):
+        lines = lines[: next((i for i, x in enumerate(lines) if x.startswith(stop)), len(lines))]
+    return " ".join(lines[1:] or lines)
+
+
+def parse_command(
+    kind: type[T], default: T, argv: Sequence[str], prog: str, description: str | None
+) -> T:
+    """The command line parsed by tyro into the dataclass ``kind``, from ``default``.
+
+    ``--help`` prints every field with its doc and exits 0; a bad argument prints tyro's
+    message as one line (:func:`fail`) and exits 2.
+    """
+    import tyro
+
+    captured = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(captured):
+            return tyro.cli(
+                kind, args=list(argv), default=default, use_underscores=True,
+                description=description,
+            )  # fmt: skip
+    except SystemExit as e:
+        if e.code in (0, None):
+            raise
+        fail(prog, box_text(captured.getvalue()) or f"bad arguments (see {prog} --help)")
