@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from agents.eval.match import EvalError, agent_of, match_seeds, seating
 from agents.eval.results import (
@@ -159,6 +160,35 @@ def evaluate(
         shared_wins=tally.shared,
         results=tuple(results),
     )
+
+
+def evaluate_against(
+    rules: Rules, agent: str, opponents: Sequence[str], matches: int, seed: int, processes: int
+) -> dict[str, dict[str, Any]]:
+    """The trainers' evaluation: ``agent`` against each opponent spec over duplicate deals.
+
+    With more than two sides, the agent plays against copies of the opponent at every other
+    side. Returns, per opponent spec, the agent's ``win_rate`` and its 95% interval ``ci95``,
+    its ``points_per_hand``, the first opponent's ``opponent_points_per_hand``, and
+    ``matches``.
+
+    Raises:
+        EvalError, UnknownAgentError: as :func:`evaluate`.
+    """
+    out: dict[str, dict[str, Any]] = {}
+    for spec in opponents:
+        lineup = [agent] + [spec] * (rules.num_sides - 1)
+        res = evaluate(rules, lineup, matches, seed, processes, progress=False)
+        me = res.agents[0]
+        rate = me.wins.win_rate
+        out[spec] = {
+            "win_rate": rate.value,
+            "ci95": [rate.low, rate.high],
+            "points_per_hand": me.points_per_hand.value,
+            "opponent_points_per_hand": res.agents[1].points_per_hand.value,
+            "matches": res.matches,
+        }
+    return out
 
 
 def league(
