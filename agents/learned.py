@@ -94,6 +94,19 @@ def read_checkpoint(path: str | Path) -> tuple[PolicySpec, Policy]:
     return PolicySpec.from_json(meta), weights
 
 
+def check_trained_rules(name: str, trained: Rules, rules: Rules) -> None:
+    """Refuse to let the policy ``name``, trained under ``trained``, play under other ``rules``.
+
+    Raises:
+        CheckpointError: if ``rules`` are not ``trained``.
+    """
+    if rules != trained:
+        raise CheckpointError(
+            f"{name} was trained for {trained.describe()}; it plays only those rules, not "
+            f"{rules.describe()}"
+        )
+
+
 class LearnedAgent:
     """Plays a trained policy: the most likely legal action (or a sampled one).
 
@@ -119,12 +132,7 @@ class LearnedAgent:
         Raises:
             CheckpointError: if ``rules`` are not the checkpoint's.
         """
-        trained = self.spec.rules
-        if rules != trained:
-            raise CheckpointError(
-                f"{self.name} was trained for {trained.describe()}; it plays only those "
-                f"rules, not {rules.describe()}"
-            )
+        check_trained_rules(self.name, self.spec.rules, rules)
 
     def _encoding(self, rules: Rules) -> Encoding:
         enc = self._encodings.get(rules)

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.learned import META_FILE, CheckpointError, PolicySpec
+from agents.learned import META_FILE, CheckpointError, PolicySpec, check_trained_rules
 from allfives_env.core.actions import DRAW_ID, Action
 from allfives_env.core.rules import Rules
 from allfives_env.core.view import PlayerView
@@ -80,12 +80,7 @@ class RLlibAgent:
         Raises:
             CheckpointError: if ``rules`` are not the checkpoint's.
         """
-        trained = self.spec.rules
-        if rules != trained:
-            raise CheckpointError(
-                f"{self.name} was trained for {trained.describe()}; it plays only those "
-                f"rules, not {rules.describe()}"
-            )
+        check_trained_rules(self.name, self.spec.rules, rules)
 
     def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The module's masked logits for a batch of observations and masks."""
