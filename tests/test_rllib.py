@@ -73,6 +73,11 @@ def test_turn_based_masked_and_final_rewards_reach_every_agent(
     assert max(total.values()) > 0 > min(total.values())
 
 
+def batch_of(obs: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
+    """One agent's observation dict as a batch of one, in tensors."""
+    return {k: torch.as_tensor(v[None]) for k, v in obs.items()}
+
+
 def test_observations_hold_nothing_the_seat_cannot_see() -> None:
     env = AllFivesMultiAgentEnv({"preset": "pagat", "num_players": 3, "action_features": "basic"})
     twin = AllFivesMultiAgentEnv({"preset": "pagat", "num_players": 3, "action_features": "basic"})
@@ -104,7 +109,7 @@ def test_critic_state_is_an_extra_key_the_actor_never_reads() -> None:
         action_space=env.action_spaces[agent],
         model_config={"critic_state": True, "actor_arch": [16], "critic_arch": [16]},
     )
-    batch = {k: torch.as_tensor(v[None]) for k, v in obs[agent].items()}
+    batch = batch_of(obs[agent])
     other = dict(batch, state=torch.rand_like(batch["state"]) * 5)
     a = module.forward_inference({Columns.OBS: batch})[Columns.ACTION_DIST_INPUTS]
     b = module.forward_inference({Columns.OBS: other})[Columns.ACTION_DIST_INPUTS]
@@ -123,7 +128,7 @@ def test_masked_logits_never_sample_an_illegal_action() -> None:
         action_space=env.action_spaces[agent],
         model_config={"actor_arch": [8]},
     )
-    batch = {k: torch.as_tensor(v[None]) for k, v in obs[agent].items()}
+    batch = batch_of(obs[agent])
     for forward in (module.forward_exploration, module.forward_inference, module.forward_train):
         logits = forward({Columns.OBS: batch})[Columns.ACTION_DIST_INPUTS]
         illegal = batch["action_mask"][0] == 0
@@ -247,7 +252,7 @@ def test_rllibs_own_action_masking_module_reads_these_observations() -> None:
         action_space=env.action_spaces[agent],
         model_config={"fcnet_hiddens": [16]},
     )
-    batch = {k: torch.as_tensor(v[None]) for k, v in obs[agent].items()}
+    batch = batch_of(obs[agent])
     mask = batch["action_mask"][0].clone()
     logits = module.forward_exploration({Columns.OBS: batch})[Columns.ACTION_DIST_INPUTS]
     drawn = TorchCategorical(logits=logits.detach().expand(5_000, -1)).sample()
@@ -266,7 +271,7 @@ def test_the_agent_plays_the_trained_modules_actions(smoke_run: Path) -> None:
     env = AllFivesMultiAgentEnv({"action_features": "basic"})
     obs, _ = env.reset(seed=11)
     (a,) = obs
-    batch = {k: torch.as_tensor(v[None]) for k, v in obs[a].items()}
+    batch = batch_of(obs[a])
     want = module.forward_inference({Columns.OBS: batch})[Columns.ACTION_DIST_INPUTS]
     got = agent.logits(obs[a]["observations"][None], obs[a]["action_mask"][None])
     assert np.allclose(want.numpy(), got)
