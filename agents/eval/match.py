@@ -171,6 +171,7 @@ class Match:
         self.game = Game(rules, random.Random(derive_seed(deal_seed, "hand", 1)))
         self.first_leader = self.game.leader
         self.hand_points: list[tuple[float, ...]] = []
+        self._before = self.game.scores
         self.moves = 0
 
     def play(self, max_hands: int | None = None) -> bool:
@@ -178,29 +179,56 @@ class Match:
         the match is over. Whatever an agent raises propagates (``game`` keeps the position).
         """
         game = self.game
-        watcher = self.watcher
-        before = game.scores
-        watcher.hand_started(game)
+        self.watcher.hand_started(game)
         while True:
             seat = game.current_player
             if seat is None:  # the hand is over
-                after = game.scores
-                self.hand_points.append(tuple(a - b for a, b in zip(after, before, strict=True)))
-                before = after
                 if game.is_match_over:
                     return True
                 if max_hands is not None and game.hand_number >= max_hands:
                     return False
-                game.deal(random.Random(derive_seed(self.deal_seed, "hand", game.hand_number + 1)))
-                watcher.hand_started(game)
+                self.next_hand()
                 continue
-            action = self.agents[seat].act(game.view(seat), self.rngs[seat])
-            watcher.acting(game, seat, action)
-            result = game.apply(action)
-            self.moves += 1
-            watcher.acted(game, result)
-            if result.hand is not None:
-                watcher.hand_ended(game, result.hand)
+            self.apply(self.agents[seat].act(game.view(seat), self.rngs[seat]))
+
+    def agent_action(self) -> Action:
+        """What the agent of the seat to act chooses now (its own seeded generator)."""
+        game = self.game
+        seat = game.current_player
+        if seat is None:
+            raise EvalError("no seat is to act: the hand is over")
+        return self.agents[seat].act(game.view(seat), self.rngs[seat])
+
+    def apply(self, action: Action) -> ActionResult:
+        """Apply the action of the seat to act, tell the watcher, and note a hand's points
+        when it ends.
+
+        Raises:
+            IllegalActionError: for an action that is not legal now (the game is unchanged).
+        """
+        game = self.game
+        seat = game.current_player
+        if seat is not None:
+            self.watcher.acting(game, seat, action)
+        result = game.apply(action)
+        self.moves += 1
+        self.watcher.acted(game, result)
+        if result.hand is not None:
+            after = game.scores
+            self.hand_points.append(tuple(a - b for a, b in zip(after, self._before, strict=True)))
+            self._before = after
+            self.watcher.hand_ended(game, result.hand)
+        return result
+
+    def next_hand(self) -> None:
+        """Deal the next hand (seeded by the deal seed and its number) and tell the watcher.
+
+        Raises:
+            DealError: if the hand in play has not ended, or the match is over.
+        """
+        game = self.game
+        game.deal(random.Random(derive_seed(self.deal_seed, "hand", game.hand_number + 1)))
+        self.watcher.hand_started(game)
 
     def result(self, keep_deals: bool = False) -> MatchResult:
         """The finished match's result (``keep_deals``: with every hand's deal)."""
