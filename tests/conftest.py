@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
+import json
 import random
 from collections.abc import Sequence
+from pathlib import Path
 
 from allfives_env import Deal, Game, Rules, Tile
 from allfives_env.core.tiles import PIPS, tiles_of
@@ -61,3 +64,25 @@ def with_hidden_tiles_reshuffled(game: Game, seat: int, rng: random.Random) -> G
     if g._drawn >= 0 and g._cur != seat:
         g._drawn = next(iter(tiles_of(g._hands[g._cur])))
     return g
+
+
+def fake_checkpoint(path: Path, rules: Rules) -> None:
+    """A checkpoint with random weights (the two files a learned agent reads; no torch)."""
+    import zipfile
+
+    import numpy as np
+
+    from agents.learned import META_FILE, WEIGHTS_FILE, PolicySpec
+    from agents.networks import MlpPolicy
+    from allfives_env.envs.spaces import Encoding
+
+    enc = Encoding(rules)
+    rng = np.random.default_rng(0)
+    sizes = [enc.obs_size, 16, enc.num_actions]
+    policy = MlpPolicy(
+        [rng.standard_normal((b, a)).astype(np.float32) for a, b in itertools.pairwise(sizes)],
+        [np.zeros(b, np.float32) for b in sizes[1:]],
+    )
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr(META_FILE, json.dumps(PolicySpec(rules, False).to_json()))
+        z.writestr(WEIGHTS_FILE, policy.to_npz())

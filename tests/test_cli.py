@@ -7,7 +7,6 @@ stdout, and exactly one line on stderr, with no traceback.
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import random
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import fake_checkpoint
 
 from allfives_env import TILES, Game, Rules, Tile, load_record, record_of, replay, save_record
 from allfives_env.core.records import FORMAT, replay_text
@@ -486,30 +486,8 @@ def test_demo_is_the_first_match_of_eval(cli: Any, tmp_path: Path) -> None:
     assert result.scores == first.scores and result.winners == first.winners
 
 
-def _fake_checkpoint(path: Path, rules: Rules) -> None:
-    """A checkpoint with random weights (the two files a learned agent reads; no torch)."""
-    import zipfile
-
-    import numpy as np
-
-    from agents.learned import META_FILE, WEIGHTS_FILE, PolicySpec
-    from agents.networks import MlpPolicy
-    from allfives_env.envs.spaces import Encoding
-
-    enc = Encoding(rules)
-    rng = np.random.default_rng(0)
-    sizes = [enc.obs_size, 16, enc.num_actions]
-    policy = MlpPolicy(
-        [rng.standard_normal((b, a)).astype(np.float32) for a, b in itertools.pairwise(sizes)],
-        [np.zeros(b, np.float32) for b in sizes[1:]],
-    )
-    with zipfile.ZipFile(path, "w") as z:
-        z.writestr(META_FILE, json.dumps(PolicySpec(rules, False).to_json()))
-        z.writestr(WEIGHTS_FILE, policy.to_npz())
-
-
 def test_a_checkpoint_plays_only_its_own_rules(cli: Any, tmp_path: Path) -> None:
-    _fake_checkpoint(tmp_path / "net.zip", Rules.preset("pagat", 2))
+    fake_checkpoint(tmp_path / "net.zip", Rules.preset("pagat", 2))
     ok = cli("eval", "net.zip", "random", "--matches", "2", "--processes", "1", "--quiet")
     assert ok.returncode == 0, ok.stderr
     for preset in ("spruce", "five_up"):
