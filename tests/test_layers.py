@@ -12,8 +12,9 @@ The layers, bottom up:
 6. ``agents.eval`` — the match loop, evaluations, reports; imports 1–5.
 7. ``agents.play`` — terminal play and the demo; ``agents.benchmark`` — the benchmark
    protocol, its runner and reports; import 1–6.
-8. ``allfives_rllib`` — the RLlib environment, module, league and agent; imports 1–7 (the
-   registry reaches its agent through an entry point, never an import).
+8. ``allfives_rllib`` — the RLlib environment, module, league and agent; ``allfives_web`` —
+   the web app; each imports 1–7 and not the other (the registry reaches the RLlib agent
+   through an entry point, never an import).
 9. ``agents.cli``, ``train.py`` and ``train_rllib.py`` — the tools on top.
 """
 
@@ -26,7 +27,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("allfives_env", "agents", "allfives_rllib")
+PACKAGES = ("allfives_env", "agents", "allfives_rllib", "allfives_web")
 
 LAYERS: list[tuple[str, ...]] = [
     ("allfives_env.core",),
@@ -36,7 +37,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("agents",),
     ("agents.eval",),
     ("agents.play", "agents.benchmark"),
-    ("allfives_rllib",),
+    ("allfives_rllib", "allfives_web"),
     ("agents.cli", "train", "train_rllib"),
 ]
 
@@ -167,3 +168,14 @@ def test_no_import_circles() -> None:
 def test_the_layering_test_sees_lazy_imports() -> None:
     """A sanity check of the reader: an import inside a function is counted."""
     assert "allfives_env.envs.allfives_v1" in GRAPH["allfives_env"]
+
+
+def test_the_web_app_and_the_rllib_package_stay_apart() -> None:
+    """Side by side in one layer: neither needs the other's extra."""
+    crossing = sorted(
+        f"{name} imports {m}"
+        for name in MODULES
+        for m in project_imports(name)
+        if {name.split(".")[0], m.split(".")[0]} == {"allfives_web", "allfives_rllib"}
+    )
+    assert not crossing, crossing

@@ -10,6 +10,7 @@ Commands:
   play            play a match against agents in the terminal
   benchmark       agents under the benchmark protocol allfives-bench/1 (JSON, Markdown, PNG)
   leaderboard     the leaderboard section of docs/BENCHMARK.md, from benchmark results
+  serve           the web page: play, watch and replay games in the browser
 
 A user mistake (bad arguments, an invalid record, a missing file) prints one line on stderr and
 exits with status 2; nothing is printed on stdout and no traceback is shown.
@@ -27,6 +28,7 @@ from agents.cli.benchmark import add_benchmark_parsers, run_benchmark, run_leade
 from agents.cli.evaluate import add_eval_parser, run_eval
 from agents.cli.options import Parser, add_rules_options, fail, rules_of, split_specs
 from agents.cli.play import add_play_parser, run_play
+from agents.cli.serve import add_serve_parser, run_serve
 from agents.errors import AgentError
 from agents.registry import make_agent
 from allfives_env.core.errors import AllFivesError
@@ -61,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_eval_parser(sub)
     add_play_parser(sub)
     add_benchmark_parsers(sub)
+    add_serve_parser(sub)
     return parser
 
 
@@ -110,6 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_benchmark(args)
         if args.command == "leaderboard":
             return run_leaderboard(args)
+        if args.command == "serve":
+            return run_serve(args)
     except (AllFivesError, AgentError) as e:
         return fail(str(e))
     except BrokenPipeError:

@@ -1,0 +1,7 @@
+"""The web app: play against agents, watch them play and replay records in the browser.
+
+``allfives serve`` runs it (the ``[web]`` extra: FastAPI and uvicorn). :mod:`~allfives_web.app`
+holds the routes, :mod:`~allfives_web.sessions` the live games and their bounds,
+:mod:`~allfives_web.table` what a viewer is shown of a position, :mod:`~allfives_web.catalogue`
+the agents on offer; the page itself is ``static/`` (HTML, CSS and JavaScript, no build step).
+"""

@@ -1,0 +1,327 @@
+"""The web app (``allfives serve``): a JSON API over live games, and the page that uses it.
+
+Routes (every error is JSON ``{"error": "..."}`` with a 4xx status, and changes nothing):
+
+``GET /``
+    The page (static HTML, CSS and JavaScript shipped in this package).
+``GET /api/options``
+    The agents on offer, the presets with their player counts, and the server's limits.
+``POST /api/games``
+    A new match: ``{"preset", "players", "partnerships", "seats", "seed"}``; ``seats`` names
+    each seat's agent from the catalogue, or ``"human"`` (at most one: the person at the page;
+    none: the agents play and the page watches). Returns the state, with its ``id``.
+``GET /api/games/{id}``
+    The state: the table from the person's seat (watching or replaying: every hand).
+``POST /api/games/{id}/move``
+    The person's move ``{"action": "4-1 E"}`` (``"draw"``, ``"pass"``); the agents then move
+    until it is the person's turn again or the hand is over. 409 for an illegal move, naming it.
+``POST /api/games/{id}/step``
+    Watching: the next action (or the next hand's deal).
+``POST /api/games/{id}/next``
+    Deal the next hand after one has ended.
+``POST /api/games/{id}/seek``
+    A replay: go to position ``{"at": k}``.
+``GET /api/games/{id}/record``
+    The game record (RULES.md §4) as a JSON download.
+``DELETE /api/games/{id}``
+    Close a game.
+``POST /api/replays``
+    Open a game record (the request body is the record's JSON) for replaying.
+
+Bounds: request bodies are at most ``max_body`` bytes (413) and must say their length (411);
+at most ``max_games`` games live at once (429); a game idle for ``idle_seconds`` expires; ids
+are random and unguessable; nothing in a request names a path on the server.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from importlib.resources import files
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from agents.base import Agent
+from agents.errors import AgentError
+from allfives_env.core.errors import AllFivesError
+from allfives_env.core.rules import PRESETS, Rules
+from allfives_web.catalogue import HUMAN, Catalogue
+from allfives_web.sessions import (
+    PersonSeat,
+    PlaySession,
+    ReplaySession,
+    Session,
+    SessionStore,
+    WebError,
+)
+
+STATIC = files("allfives_web") / "static"
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The server's bounds and agents."""
+
+    agents: tuple[str, ...] = ()
+    """``[NAME=]SPEC`` of agents offered beside the built-in ones (checkpoints, say)."""
+    max_games: int = 32
+    """Live games at most."""
+    idle_seconds: float = 1800.0
+    """A game untouched this long expires."""
+    max_body: int = 256 * 1024
+    """Request bodies (an uploaded record) at most this many bytes."""
+
+
+class NewGame(BaseModel):
+    """The body of ``POST /api/games``."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    preset: str = "pagat"
+    players: int = 2
+    partnerships: bool | None = None
+    seats: list[str] = Field(min_length=2, max_length=4)
+    seed: int | None = Field(default=None, ge=0, lt=2**63)
+
+
+class Move(BaseModel):
+    """The body of ``POST /api/games/{id}/move``."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    action: str = Field(max_length=40)
+
+
+class Seek(BaseModel):
+    """The body of ``POST /api/games/{id}/seek``."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    at: int
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": " ".join(message.split())}, status_code=status)
+
+
+def _validation_message(exc: RequestValidationError) -> str:
+    """The first problem of a request body, as one line."""
+    errors = exc.errors()
+    if not errors:
+        return "bad request"
+    e = errors[0]
+    if e.get("type") == "json_invalid":
+        return "the body is not valid JSON"
+    where = ".".join(str(x) for x in e.get("loc", ()) if x != "body")
+    if not where:
+        return "the body must be a JSON object of the fields this request takes"
+    return f"{where}: {e.get('msg', 'invalid')}"
+
+
+class BodyLimit:
+    """ASGI middleware: a body must say its length, and be at most ``limit`` bytes."""
+
+    def __init__(self, app: ASGIApp, limit: int):
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] in ("POST", "PUT", "PATCH"):
+            headers = dict(scope["headers"])
+            length = headers.get(b"content-length")
+            response: JSONResponse | None = None
+            if length is None:
+                if headers.get(b"transfer-encoding"):
+                    response = _error(411, "say the body's length (Content-Length)")
+            elif not length.isdigit():
+                response = _error(400, "a bad Content-Length")
+            elif int(length) > self.limit:
+                response = _error(
+                    413, f"the body is {int(length)} bytes; at most {self.limit} are accepted"
+                )
+            if response is not None:
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The app, with its own catalogue of agents and store of games.
+
+    Raises:
+        CatalogueError: for an agent of ``settings.agents`` that cannot be made.
+    """
+    settings = settings or Settings()
+    catalogue = Catalogue(settings.agents)
+    store = SessionStore(settings.max_games, settings.idle_seconds)
+    app = FastAPI(title="allfives", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.store = store
+    app.state.catalogue = catalogue
+    app.add_middleware(BodyLimit, limit=settings.max_body)
+    app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+
+    @app.exception_handler(WebError)
+    async def web_error(request: Request, exc: WebError) -> JSONResponse:
+        return _error(exc.status, str(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_body(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return _error(422, _validation_message(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return _error(exc.status_code, str(exc.detail))
+
+    @app.get("/", response_class=HTMLResponse)
+    def index() -> HTMLResponse:
+        return HTMLResponse((STATIC / "index.html").read_text(encoding="utf-8"))
+
+    @app.get("/api/options")
+    def options() -> dict[str, Any]:
+        presets = {
+            name: {
+                "players": [2, 3, 4],
+                "partnerships": Rules.preset(name, 4).partnerships,
+            }
+            for name in PRESETS
+        }
+        return {
+            "agents": catalogue.to_json(),
+            "presets": presets,
+            "limits": {
+                "max_games": settings.max_games,
+                "idle_seconds": settings.idle_seconds,
+                "max_body": settings.max_body,
+            },
+        }
+
+    @app.post("/api/games", status_code=201)
+    def new_game(body: NewGame) -> dict[str, Any]:
+        rules = _rules(body)
+        agents = _seat_agents(catalogue, rules, body.seats)
+        seed = body.seed if body.seed is not None else random.SystemRandom().randrange(2**31)
+        session = store.add(lambda: PlaySession(rules, body.seats, agents, seed))
+        with session.lock:
+            return session.state()
+
+    @app.get("/api/games/{sid}")
+    def get_game(sid: str) -> dict[str, Any]:
+        session = store.get(sid)
+        with session.lock:
+            return session.state()
+
+    @app.post("/api/games/{sid}/move")
+    def move(sid: str, body: Move) -> dict[str, Any]:
+        session = _play(store.get(sid))
+        with session.lock:
+            session.move(body.action)
+            return session.state()
+
+    @app.post("/api/games/{sid}/step")
+    def step(sid: str) -> dict[str, Any]:
+        session = _play(store.get(sid))
+        with session.lock:
+            session.step()
+            return session.state()
+
+    @app.post("/api/games/{sid}/next")
+    def next_hand(sid: str) -> dict[str, Any]:
+        session = _play(store.get(sid))
+        with session.lock:
+            session.next_hand()
+            return session.state()
+
+    @app.post("/api/games/{sid}/seek")
+    def seek(sid: str, body: Seek) -> dict[str, Any]:
+        session = store.get(sid)
+        if not isinstance(session, ReplaySession):
+            raise WebError("only a replay can be stepped back", 409)
+        with session.lock:
+            session.seek(body.at)
+            return session.state()
+
+    @app.get("/api/games/{sid}/record")
+    def record(sid: str) -> Response:
+        session = store.get(sid)
+        with session.lock:
+            try:
+                data = session.record().to_json()
+            except AllFivesError as e:
+                raise WebError(str(e), 409) from None
+        return Response(
+            json.dumps(data, indent=1) + "\n",
+            media_type="application/json",
+            headers={"Content-Disposition": 'attachment; filename="allfives-game.json"'},
+        )
+
+    @app.delete("/api/games/{sid}")
+    def close(sid: str) -> dict[str, Any]:
+        store.remove(sid)
+        return {"closed": sid}
+
+    @app.post("/api/replays", status_code=201)
+    async def open_replay(request: Request) -> dict[str, Any]:
+        raw = await request.body()
+        if len(raw) > settings.max_body:
+            raise WebError(f"at most {settings.max_body} bytes are accepted", 413)
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            raise WebError("the record is not valid JSON", 422) from None
+        session = store.add(lambda: ReplaySession(data))
+        return session.state()
+
+    return app
+
+
+def _rules(body: NewGame) -> Rules:
+    extra = {} if body.partnerships is None else {"partnerships": body.partnerships}
+    try:
+        return Rules.preset(body.preset, body.players, **extra)
+    except AllFivesError as e:
+        raise WebError(str(e), 422) from None
+
+
+def _seat_agents(catalogue: Catalogue, rules: Rules, seats: list[str]) -> list[Agent]:
+    """Each seat's agent from the catalogue (the person's seat: ``None`` placeholder)."""
+    if len(seats) != rules.num_players:
+        raise WebError(f"seats: name {rules.num_players} seats, not {len(seats)}", 422)
+    if seats.count(HUMAN) > 1:
+        raise WebError("seats: at most one seat is 'human'", 422)
+    agents: list[Agent] = []
+    for s, name in enumerate(seats):
+        entry = catalogue.get(name)
+        if name == HUMAN or entry is None:
+            if name != HUMAN:
+                known = ", ".join([HUMAN, *catalogue.entries])
+                raise WebError(f"seats[{s}]: no agent {name!r} here (choose from {known})", 422)
+            agents.append(PersonSeat())
+            continue
+        check = getattr(entry.agent, "check_rules", None)
+        if check is not None:
+            try:
+                check(rules)
+            except (AgentError, ValueError) as e:
+                raise WebError(f"seats[{s}]: {e}", 422) from None
+        agents.append(entry.agent)
+    return agents
+
+
+def _play(session: Session) -> PlaySession:
+    if not isinstance(session, PlaySession):
+        raise WebError("a replay has no moves to make: seek instead", 409)
+    return session

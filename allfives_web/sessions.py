@@ -1,0 +1,370 @@
+"""Live games of the web app: matches to play or watch, and replays of records, with bounds.
+
+A :class:`Session` is one game behind an unguessable id. :class:`PlaySession` wraps the
+project's match loop (:class:`agents.eval.match.Match`, seeded like ``allfives play``): with a
+person at one seat, the agents move until it is that person's turn; without one, agents move one
+action per :meth:`PlaySession.step`. Every move of the person is checked by the engine first; an
+illegal one raises :class:`MoveError` and changes nothing. :class:`ReplaySession` steps back and
+forth through a game record. :class:`SessionStore` holds at most ``max_games`` sessions, drops
+those idle for ``idle_seconds`` and gives each its own lock.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agents.base import Agent
+from agents.eval.match import Match, match_seeds
+from allfives_env.core.actions import Action
+from allfives_env.core.errors import AllFivesError, NotationError
+from allfives_env.core.game import Game
+from allfives_env.core.records import Record, parse_record, record_of, replay
+from allfives_env.core.rules import Rules
+from allfives_env.core.view import PlayerView
+from allfives_web.catalogue import HUMAN
+from allfives_web.table import table_json
+
+
+class WebError(Exception):
+    """A request the app refuses: ``status`` is its HTTP status, the message its ``error``."""
+
+    status = 400
+
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        if status is not None:
+            self.status = status
+
+
+class MoveError(WebError):
+    """A move that is not the person's to make, or not legal: nothing changes."""
+
+    status = 409
+
+
+class NotFound(WebError):
+    """No live game has this id (never had, or it expired)."""
+
+    status = 404
+
+
+class Full(WebError):
+    """The server holds as many live games as it may."""
+
+    status = 429
+
+
+class PersonSeat(Agent):
+    """The seat of the person at the page: the match loop never asks it to move."""
+
+    name = HUMAN
+
+    def act(self, view: PlayerView, rng: random.Random) -> Action:
+        """Never called: the person's moves arrive as requests."""
+        raise AssertionError("the person's moves arrive through PlaySession.move")
+
+
+class Session:
+    """One live game behind an id (see the subclasses)."""
+
+    mode = ""
+
+    def __init__(self) -> None:
+        self.id = secrets.token_urlsafe(18)
+        self.lock = threading.Lock()
+        self.touched = time.monotonic()
+
+    def state(self) -> dict[str, Any]:
+        """What the page shows now."""
+        raise NotImplementedError
+
+    def record(self) -> Record:
+        """The game's record so far (RULES.md §4)."""
+        raise NotImplementedError
+
+
+class PlaySession(Session):
+    """A match between agents, with a person at one seat or none (watching).
+
+    Args:
+        rules: the rules.
+        names: each seat's catalogue name (``"human"`` at the person's seat, if any).
+        agents: each seat's agent (anything at the person's seat).
+        seed: seeds the deals and the agents as match 0 of ``allfives eval --seed SEED``.
+    """
+
+    def __init__(
+        self, rules: Rules, names: Sequence[str], agents: Sequence[Agent], seed: int
+    ) -> None:
+        super().__init__()
+        self.names = list(names)
+        self.person = self.names.index(HUMAN) if HUMAN in self.names else None
+        self.mode = "play" if self.person is not None else "watch"
+        self.seed = seed
+        seated = [PersonSeat() if s == self.person else a for s, a in enumerate(agents)]
+        self.match = Match(rules, seated, *match_seeds(seed, 0, 0))
+        if self.person is not None:
+            self._agents_move()
+
+    @property
+    def game(self) -> Game:
+        """The game as far as it has been played."""
+        return self.match.game
+
+    def _agents_move(self) -> None:
+        """Let the agents move until the person is to act, or the hand is over."""
+        game = self.game
+        while game.current_player is not None and game.current_player != self.person:
+            self.match.apply(self.match.agent_action())
+
+    def move(self, text: str) -> None:
+        """The person's move, in the project's notation (``"4-1 E"``, ``"draw"``, ``"pass"``;
+        a lead is ``"a-b W"`` or the bare tile).
+
+        Raises:
+            MoveError: when watching, when it is not the person's turn, or for a move the
+                engine refuses (the message says why); nothing changes.
+            WebError: for text that is not a move (status 422).
+        """
+        game = self.game
+        if self.person is None:
+            raise MoveError("nobody plays in a game of agents: step it instead")
+        if game.current_player != self.person:
+            raise MoveError("it is not your turn")
+        try:
+            action = Action.parse(text.strip())
+        except NotationError as e:
+            raise WebError(str(e), 422) from None
+        why = game.why_illegal(action)
+        if why is not None:
+            raise MoveError(f"illegal move {str(action)!r}: {why}")
+        self.match.apply(action)
+        self._agents_move()
+
+    def step(self) -> None:
+        """Watching: the next action of the agent to act, or the next hand's deal.
+
+        Raises:
+            MoveError: with a person at the table (agents move by themselves), or once the
+                match is over.
+        """
+        if self.person is not None:
+            raise MoveError("in a game you play, the agents move by themselves")
+        game = self.game
+        if game.is_match_over:
+            raise MoveError("the match is over")
+        if game.current_player is None:
+            self.match.next_hand()
+        else:
+            self.match.apply(self.match.agent_action())
+
+    def next_hand(self) -> None:
+        """Deal the next hand once one has ended (then agents move up to the person's turn).
+
+        Raises:
+            MoveError: while a hand is in play, or once the match is over.
+        """
+        game = self.game
+        if game.is_match_over:
+            raise MoveError("the match is over")
+        if game.current_player is not None:
+            raise MoveError("the hand is still in play")
+        self.match.next_hand()
+        if self.person is not None:
+            self._agents_move()
+
+    def state(self) -> dict[str, Any]:
+        """The table from the person's seat; watching, every hand is shown."""
+        out = table_json(self.game, self.person, reveal=self.person is None)
+        out.update(
+            id=self.id,
+            mode=self.mode,
+            you=self.person,
+            names=self.names,
+            seed=self.seed,
+            status=self._status(),
+        )
+        return out
+
+    def _status(self) -> str:
+        game = self.game
+        if game.is_match_over:
+            return "match_over"
+        if game.current_player is None:
+            return "hand_over"
+        if game.current_player == self.person:
+            return "your_turn"
+        return "agent_turn"
+
+    def record(self) -> Record:
+        """The record of every hand dealt so far, with the seats' names and the seed."""
+        extra = {"players": self.names, "seed": self.seed, "source": "allfives serve"}
+        if self.person is not None:
+            extra["human_seat"] = self.person
+        return record_of(self.game, extra)
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One step of a replay: deal hand ``hand``, or apply ``action`` (its record text)."""
+
+    hand: int
+    action: str | None
+
+
+class ReplaySession(Session):
+    """A game record, stepped through: position ``at`` is the record after ``at + 1`` steps
+    (step 0 deals hand 1; a step deals a hand or applies one action). Every hand is shown."""
+
+    mode = "replay"
+
+    def __init__(self, data: object) -> None:
+        """Check the decoded JSON record ``data`` whole, by replaying it.
+
+        Raises:
+            WebError: (422) naming the first thing wrong with the record.
+        """
+        super().__init__()
+        try:
+            self.rec = parse_record(data)
+            replay(self.rec)
+        except AllFivesError as e:
+            raise WebError(f"not a valid game record: {e}", 422) from None
+        if not self.rec.hands:
+            raise WebError("not a valid game record: it holds no hand", 422)
+        self.steps = [
+            s
+            for k, h in enumerate(self.rec.hands)
+            for s in [_Step(k, None)] + [_Step(k, str(a)) for a in h.actions]
+        ]
+        self.at = 0
+        self.game = self._position(0)
+
+    def _position(self, at: int) -> Game:
+        """The game after steps ``0..at``, replayed from the record."""
+        game: Game | None = None
+        for step in self.steps[: at + 1]:
+            if step.action is None:
+                deal = self.rec.hands[step.hand].deal
+                if game is None:
+                    game = Game(self.rec.rules, deal=deal)
+                else:
+                    game.deal(deal=deal)
+            else:
+                assert game is not None
+                game.apply(Action.parse(step.action))  # a lead is its bare tile
+        assert game is not None
+        return game
+
+    def seek(self, at: int) -> None:
+        """Go to position ``at`` (clamped to the record).
+
+        Raises:
+            WebError: (422) for a position that is not an integer.
+        """
+        if type(at) is not int:
+            raise WebError(f"a position is a whole number, not {at!r}", 422)
+        at = max(0, min(at, len(self.steps) - 1))
+        self.game = self._position(at)
+        self.at = at
+
+    def state(self) -> dict[str, Any]:
+        """The position, every hand shown, with where it stands in the record."""
+        out = table_json(self.game, None, reveal=True)
+        names = self.rec.extra.get("players")
+        n = self.rec.rules.num_players
+        if (
+            not isinstance(names, list)
+            or len(names) != n
+            or not all(isinstance(x, str) for x in names)
+        ):
+            names = [f"seat {s}" for s in range(n)]
+        out.update(
+            id=self.id,
+            mode=self.mode,
+            you=None,
+            names=names,
+            seed=None,
+            status="replay",
+            at=self.at,
+            steps=len(self.steps),
+        )
+        return out
+
+    def record(self) -> Record:
+        """The record as uploaded."""
+        return self.rec
+
+
+class SessionStore:
+    """The live sessions, by id: at most ``max_games``; one idle ``idle_seconds`` expires."""
+
+    def __init__(
+        self,
+        max_games: int = 32,
+        idle_seconds: float = 1800.0,
+        clock: Callable[[], float] = time.monotonic,
+    ):
+        self.max_games = max_games
+        self.idle_seconds = idle_seconds
+        self.clock = clock
+        self.sessions: dict[str, Session] = {}
+        self.lock = threading.Lock()
+
+    def expire(self) -> None:
+        """Drop every session idle for longer than ``idle_seconds``."""
+        now = self.clock()
+        with self.lock:
+            for sid in [k for k, s in self.sessions.items() if now - s.touched > self.idle_seconds]:
+                del self.sessions[sid]
+
+    def add(self, make: Callable[[], Session]) -> Session:
+        """Make a session and keep it.
+
+        Raises:
+            Full: when ``max_games`` sessions are live (nothing is made).
+        """
+        self.expire()
+        with self.lock:
+            if len(self.sessions) >= self.max_games:
+                raise Full(
+                    f"the server holds {self.max_games} live games, its limit; close one or "
+                    f"wait {self.idle_seconds / 60:g} minutes for idle ones to expire"
+                )
+        session = make()
+        session.touched = self.clock()
+        with self.lock:
+            if len(self.sessions) >= self.max_games:
+                raise Full(f"the server holds {self.max_games} live games, its limit")
+            self.sessions[session.id] = session
+        return session
+
+    def get(self, sid: str) -> Session:
+        """The live session ``sid``, marked as used now.
+
+        Raises:
+            NotFound: for an unknown or expired id.
+        """
+        self.expire()
+        with self.lock:
+            session = self.sessions.get(sid)
+        if session is None:
+            raise NotFound("no such game (it may have expired)")
+        session.touched = self.clock()
+        return session
+
+    def remove(self, sid: str) -> None:
+        """Close session ``sid``.
+
+        Raises:
+            NotFound: for an unknown or expired id.
+        """
+        with self.lock:
+            if self.sessions.pop(sid, None) is None:
+                raise NotFound("no such game (it may have expired)")

@@ -1,0 +1,314 @@
+"""The web app's API, through the ASGI test client: games, moves, bounds, errors, no leaks."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+
+from conftest import fake_checkpoint, with_hidden_tiles_reshuffled
+from fastapi.testclient import TestClient
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from allfives_env.core.game import Game
+from allfives_env.core.records import replay
+from allfives_env.core.rules import Rules
+from allfives_env.core.tiles import TILES
+from allfives_web.app import Settings, create_app
+from allfives_web.catalogue import Catalogue, CatalogueError
+from allfives_web.sessions import SessionStore
+from allfives_web.table import table_json
+
+
+@pytest.fixture(scope="module")
+def client() -> TestClient:
+    return TestClient(create_app())
+
+
+def new_game(client: TestClient, seats: list[str], **kw: Any) -> dict[str, Any]:
+    r = client.post("/api/games", json={"seats": seats, **kw})
+    assert r.status_code == 201, r.text
+    out: dict[str, Any] = r.json()
+    return out
+
+
+def play_out(client: TestClient, state: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """Random legal moves (and next hands) until the match is over."""
+    gid = state["id"]
+    while state["status"] != "match_over":
+        if state["status"] == "hand_over":
+            r = client.post(f"/api/games/{gid}/next")
+        else:
+            assert state["status"] == "your_turn"
+            action = rng.choice(state["legal"])["text"]
+            r = client.post(f"/api/games/{gid}/move", json={"action": action})
+        assert r.status_code == 200, r.text
+        state = r.json()
+    return state
+
+
+def test_a_played_match_downloads_as_a_record_that_replays_to_its_scores(
+    client: TestClient, tmp_path: Path
+) -> None:
+    state = new_game(client, ["human", "greedy"], seed=5)
+    assert state["mode"] == "play" and state["you"] == 0
+    state = play_out(client, state, random.Random(5))
+    r = client.get(f"/api/games/{state['id']}/record")
+    assert r.status_code == 200
+    assert "attachment" in r.headers["content-disposition"]
+    path = tmp_path / "game.json"
+    path.write_text(r.text)
+    result = replay(str(path))
+    assert list(result.scores) == state["scores"]
+    assert result.winners is not None and list(result.winners) == state["winners"]
+    assert json.loads(r.text)["players"] == ["human", "greedy"]
+
+
+def test_the_same_seed_and_moves_give_the_same_game(client: TestClient) -> None:
+    a = play_out(client, new_game(client, ["greedy", "human"], seed=9), random.Random(1))
+    b = play_out(client, new_game(client, ["greedy", "human"], seed=9), random.Random(1))
+    ra = client.get(f"/api/games/{a['id']}/record").json()
+    rb = client.get(f"/api/games/{b['id']}/record").json()
+    assert ra == rb
+
+
+def test_an_illegal_move_is_a_409_naming_it_and_changes_nothing(client: TestClient) -> None:
+    state = new_game(client, ["human", "heuristic"], seed=2)
+    gid = state["id"]
+    legal = {a["text"] for a in state["legal"]}
+    mine = {tuple(t) for t in state["seats"][0]["tiles"]}
+    bad = next(
+        f"{t.low}-{t.high} {end}"
+        for t in TILES
+        for end in ("W", "E")
+        if (t.low, t.high) in mine and f"{t.low}-{t.high} {end}" not in legal
+    )
+    before = client.get(f"/api/games/{gid}").json()
+    r = client.post(f"/api/games/{gid}/move", json={"action": bad})
+    assert r.status_code == 409
+    assert bad in r.json()["error"] and "illegal move" in r.json()["error"]
+    assert client.get(f"/api/games/{gid}").json() == before
+    r = client.post(f"/api/games/{gid}/move", json={"action": "6-9 W"})
+    assert r.status_code == 422 and "6-9 W" in r.json()["error"]
+    assert client.get(f"/api/games/{gid}").json() == before
+
+
+def test_moves_out_of_turn_or_in_the_wrong_mode_are_refused(client: TestClient) -> None:
+    watch = new_game(client, ["greedy", "random"], seed=1)
+    assert watch["mode"] == "watch"
+    r = client.post(f"/api/games/{watch['id']}/move", json={"action": "draw"})
+    assert r.status_code == 409 and "step it" in r.json()["error"]
+    play = new_game(client, ["human", "random"], seed=1)
+    assert client.post(f"/api/games/{play['id']}/step").status_code == 409
+    assert client.post(f"/api/games/{play['id']}/next").status_code == 409
+    assert client.post(f"/api/games/{play['id']}/seek", json={"at": 1}).status_code == 409
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("get", "/api/games/{gid}", None),
+        ("post", "/api/games/{gid}/move", {"action": "draw"}),
+        ("post", "/api/games/{gid}/step", None),
+        ("get", "/api/games/{gid}/record", None),
+        ("delete", "/api/games/{gid}", None),
+    ],
+)
+def test_an_unknown_game_id_is_a_404(
+    client: TestClient, method: str, path: str, body: dict[str, Any] | None
+) -> None:
+    kw = {} if body is None else {"json": body}
+    r = client.request(method.upper(), path.format(gid="no-such-game"), **kw)
+    assert r.status_code == 404
+    assert r.json() == {"error": "no such game (it may have expired)"}
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "message"),
+    [
+        ("{not json", 422, "not valid JSON"),
+        ("[1, 2]", 422, "must be a JSON object"),
+        ('{"seats": ["human", "greedy"], "players": "2"}', 422, "players"),
+        ('{"seats": ["human", "greedy"], "extra": 1}', 422, "extra"),
+        ('{"seats": ["human", "greedy", "greedy"]}', 422, "name 2 seats, not 3"),
+        ('{"seats": ["human", "human"]}', 422, "at most one seat is 'human'"),
+        ('{"seats": ["human", "runs/x/best.zip"]}', 422, "no agent 'runs/x/best.zip'"),
+        ('{"seats": ["human", "greedy"], "preset": "nope"}', 422, "unknown preset 'nope'"),
+        ('{"seats": ["human", "greedy"], "seed": -1}', 422, "seed"),
+    ],
+)
+def test_malformed_requests_are_one_line_json_errors(
+    client: TestClient, body: str, status: int, message: str
+) -> None:
+    before = len(client.app.state.store.sessions)  # type: ignore[attr-defined]
+    r = client.post("/api/games", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == status
+    error = r.json()["error"]
+    assert message in error and "\n" not in error
+    assert len(client.app.state.store.sessions) == before  # type: ignore[attr-defined]
+
+
+def test_oversized_bodies_are_refused_before_they_are_read() -> None:
+    client = TestClient(create_app(Settings(max_body=1000)))
+    r = client.post("/api/replays", content="x" * 1001)
+    assert r.status_code == 413 and "at most 1000" in r.json()["error"]
+    assert not client.app.state.store.sessions  # type: ignore[attr-defined]
+
+
+def test_a_record_that_is_not_one_is_a_422(client: TestClient) -> None:
+    for text, message in [
+        ("not json", "not valid JSON"),
+        ('{"format": "allfives-record/1"}', "not a valid game record"),
+    ]:
+        r = client.post("/api/replays", content=text)
+        assert r.status_code == 422 and message in r.json()["error"]
+
+
+def test_a_replay_steps_back_and_forth_through_the_record(client: TestClient) -> None:
+    done = play_out(client, new_game(client, ["human", "random"], seed=4), random.Random(4))
+    record = client.get(f"/api/games/{done['id']}/record").text
+    r = client.post("/api/replays", content=record)
+    assert r.status_code == 201
+    rep = r.json()
+    assert rep["mode"] == "replay" and rep["at"] == 0
+    assert all(s["tiles"] is not None for s in rep["seats"])  # a record shows every hand
+    end = client.post(f"/api/games/{rep['id']}/seek", json={"at": 10**6}).json()
+    assert end["at"] == rep["steps"] - 1
+    assert end["scores"] == done["scores"] and end["winners"] == done["winners"]
+    mid = client.post(f"/api/games/{rep['id']}/seek", json={"at": 5}).json()
+    again = client.post(f"/api/games/{rep['id']}/seek", json={"at": 5}).json()
+    assert mid == again and mid["at"] == 5 and len(mid["moves"]) == 5
+    assert client.post(f"/api/games/{rep['id']}/seek", json={"at": "x"}).status_code == 422
+    assert client.get(f"/api/games/{rep['id']}/record").json() == json.loads(record)
+
+
+def test_watching_steps_one_action_at_a_time_and_shows_every_hand(client: TestClient) -> None:
+    state = new_game(client, ["heuristic", "greedy", "random"], seed=3, players=3)
+    assert state["mode"] == "watch" and state["moves"] == []
+    steps = 0
+    while state["status"] != "match_over":
+        assert all(s["tiles"] is not None for s in state["seats"])
+        before = len(state["moves"])
+        state = client.post(f"/api/games/{state['id']}/step").json()
+        assert len(state["moves"]) <= before + 1
+        steps += 1
+    assert steps > 20 and state["winners"]
+    assert client.post(f"/api/games/{state['id']}/step").status_code == 409
+
+
+def test_games_are_isolated_under_concurrent_requests() -> None:
+    client = TestClient(create_app())
+    games = [new_game(client, ["human", "greedy"], seed=s) for s in range(4)]
+    finals: dict[str, dict[str, Any]] = {}
+
+    def run(state: dict[str, Any]) -> None:
+        finals[state["id"]] = play_out(client, state, random.Random(state["seed"]))
+
+    threads = [threading.Thread(target=run, args=(g,)) for g in games]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    alone = TestClient(create_app())
+    for g in games:
+        solo = play_out(alone, new_game(alone, ["human", "greedy"], seed=g["seed"]),
+                        random.Random(g["seed"]))  # fmt: skip
+        assert finals[g["id"]]["scores"] == solo["scores"]
+    assert len({g["id"] for g in games}) == 4 and all(len(g["id"]) >= 24 for g in games)
+
+
+def test_live_games_are_bounded_and_idle_ones_expire() -> None:
+    client = TestClient(create_app(Settings(max_games=2)))
+    a = new_game(client, ["human", "greedy"])
+    new_game(client, ["human", "greedy"])
+    r = client.post("/api/games", json={"seats": ["human", "greedy"]})
+    assert r.status_code == 429 and "limit" in r.json()["error"]
+    assert client.delete(f"/api/games/{a['id']}").status_code == 200
+    new_game(client, ["human", "greedy"])
+
+    now = [0.0]
+    store = SessionStore(max_games=2, idle_seconds=60, clock=lambda: now[0])
+    from agents.greedy import GreedyAgent
+    from allfives_web.sessions import NotFound, PlaySession
+
+    rules = Rules.preset("pagat", 2)
+    s = store.add(lambda: PlaySession(rules, ["greedy", "greedy"], [GreedyAgent()] * 2, 1))
+    now[0] = 59
+    store.get(s.id)  # touching it keeps it
+    now[0] = 119
+    store.get(s.id)
+    now[0] = 180
+    with pytest.raises(NotFound):
+        store.get(s.id)
+
+
+def test_the_server_binds_only_this_machine_unless_told(tmp_path: Path) -> None:
+    from agents.cli import build_parser
+
+    args = build_parser().parse_args(["serve"])
+    assert args.host == "127.0.0.1"
+
+
+def test_checkpoints_are_offered_by_name_and_play_only_their_rules(tmp_path: Path) -> None:
+    path = tmp_path / "mine" / "best.zip"
+    path.parent.mkdir()
+    fake_checkpoint(path, Rules.preset("pagat", 2))
+    client = TestClient(create_app(Settings(agents=(str(path),))))
+    names = [a["name"] for a in client.get("/api/options").json()["agents"]]
+    assert "mine" in names and str(path) not in json.dumps(names)
+    state = new_game(client, ["human", "mine"], seed=1)
+    assert state["names"] == ["human", "mine"]
+    r = client.post("/api/games", json={"seats": ["human", "mine"], "preset": "five_up"})
+    assert r.status_code == 422 and "trained for" in r.json()["error"]
+    with pytest.raises(CatalogueError):
+        Catalogue((str(tmp_path / "missing.zip"),))
+    with pytest.raises(CatalogueError, match="taken"):
+        Catalogue(("greedy=heuristic",))
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), steps=st.integers(0, 80), players=st.sampled_from([2, 3, 4]))
+def test_a_seats_table_holds_nothing_it_cannot_see(seed: int, steps: int, players: int) -> None:
+    rng = random.Random(seed)
+    game = Game(Rules.preset("pagat", players), rng)
+    for _ in range(steps):
+        if game.current_player is None:
+            if game.is_match_over:
+                break
+            game.deal(rng)
+            continue
+        game.apply(rng.choice(game.legal_actions()))
+    for seat in range(players):
+        twin = with_hidden_tiles_reshuffled(game, seat, rng)
+        assert table_json(game, seat) == table_json(twin, seat)
+        mine = table_json(game, seat)
+        assert all(s["tiles"] is None for s in mine["seats"] if s["seat"] != seat)
+    spectator = table_json(game, None)
+    assert all(s["tiles"] is None for s in spectator["seats"])
+    with pytest.raises(ValueError):
+        table_json(game, 0, reveal=True)
+
+
+def test_serve_refuses_a_busy_port_and_a_bad_agent_in_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import socket
+
+    from agents.cli import main
+
+    with socket.create_server(("127.0.0.1", 0)) as busy:
+        port = busy.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("allfives: error: cannot listen on 127.0.0.1:") and err.count("\n") == 1
+    assert main(["serve", "--port", "0", "--agent", "bot=missing.zip"]) == 2
+    err = capsys.readouterr().err
+    assert "--agent 'missing.zip'" in err and err.count("\n") == 1
