@@ -1198,3 +1198,30 @@ def test_format_errors_say_what_is_wrong(
     with pytest.raises(RecordError) as err:
         parse_record(obj)
     assert err.value.field == "format" and err.value.reason.endswith(reason)
+
+
+def test_draws_stacked_as_they_happen_replay_from_the_record() -> None:
+    """The boneyard's order may be decided draw by draw (OpenSpiel's chance nodes): the logged
+    deal follows, so the record replays the same hand."""
+    import random as _random
+
+    from allfives_env.core.actions import DRAW_ID
+    from allfives_env.core.errors import DealError
+
+    rng = _random.Random(5)
+    for seed in range(30):
+        game = Game(Rules.preset("pagat", 2), _random.Random(seed))
+        while not game.is_match_over and game.hand_number < 3:
+            if game.current_player is None:
+                game.deal(rng)
+                continue
+            action = rng.choice(game.legal_actions())
+            if action == DRAW_ID:
+                game.stack_next_draw(rng.choice(game.boneyard))
+            game.apply(action)
+        result = replay(record_of(game))
+        assert result.scores == game.scores
+        assert [h.pips for h in result.hands] == [h.pips for h in game.hand_results]
+    with pytest.raises(DealError, match="not in the boneyard"):
+        game = Game(Rules.preset("pagat", 2), _random.Random(1))
+        game.stack_next_draw(game.hand(0)[0])

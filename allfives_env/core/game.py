@@ -22,7 +22,14 @@ import random
 from collections.abc import Mapping, Sequence
 
 from allfives_env.core.actions import ACTIONS, DRAW_ID, MAX_SLOTS, PASS_ID, Action, slot_name
-from allfives_env.core.deal import Deal, PreviousHand, check_deal, leader_choice, random_deal
+from allfives_env.core.deal import (
+    Deal,
+    LeaderChoice,
+    PreviousHand,
+    check_deal,
+    leader_choice,
+    random_deal,
+)
 from allfives_env.core.errors import (
     ArgumentError,
     DealError,
@@ -40,6 +47,7 @@ from allfives_env.core.tiles import (
     HIGH,
     IS_DOUBLE,
     LOW,
+    NUM_TILES,
     PIPS,
     TILE_VALUE_BITS,
     TILES,
@@ -313,6 +321,36 @@ class Game:
     def boneyard(self) -> list[Tile]:
         """The boneyard in draw order (hidden from every player)."""
         return [TILES[t] for t in self._bone[self._bpos :]]
+
+    def stack_next_draw(self, tile: int | str) -> None:
+        """Put ``tile`` on top of the boneyard, so that the next draw takes it.
+
+        For games whose draws are chance events (the OpenSpiel game): the boneyard's order is
+        decided as it is drawn. Only the undrawn part moves, which no player has seen, and the
+        hand's logged deal takes the new order, so the record still replays the hand.
+
+        Raises:
+            DealError: if ``tile`` is not in the boneyard, or no hand is in play.
+            NotationError: if ``tile`` is not a tile.
+        """
+        t = Tile.parse(tile) if isinstance(tile, str) else tile
+        if not isinstance(t, int) or not 0 <= t < NUM_TILES:
+            raise DealError(f"not a tile: {tile!r}")
+        if self._phase >= _HAND_OVER:
+            raise DealError("no hand is in play")
+        try:
+            i = self._bone.index(int(t), self._bpos)
+        except ValueError:
+            raise DealError(f"{TILES[t]} is not in the boneyard") from None
+        bone = self._bone
+        bone[self._bpos], bone[i] = bone[i], bone[self._bpos]
+        log = self._log[-1]
+        log.deal = Deal(log.deal.hands, tuple(TILES[x] for x in bone), log.deal.leader)
+
+    def leader_choice_for(self, hands: Sequence[Sequence[int]]) -> LeaderChoice:
+        """Who may lead the next hand if it were dealt ``hands`` (how the last hand ended
+        decides: RULES.md §1 "Leader"); several seats: chosen by lot among them."""
+        return leader_choice(self.rules, self._prev, hands)
 
     @property
     def can_draw(self) -> bool:
