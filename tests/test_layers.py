@@ -13,8 +13,9 @@ The layers, bottom up:
 7. ``agents.play`` — terminal play and the demo; ``agents.benchmark`` — the benchmark
    protocol, its runner and reports; import 1–6.
 8. ``allfives_rllib`` — the RLlib environment, module, league and agent; ``allfives_web`` —
-   the web app; each imports 1–7 and not the other (the registry reaches the RLlib agent
-   through an entry point, never an import).
+   the web app; ``allfives_openspiel`` — the OpenSpiel game and bots; each imports 1–7 and
+   none of the others (the registry reaches the RLlib and OpenSpiel agents through an entry
+   point, never an import).
 9. ``agents.cli``, ``train.py`` and ``train_rllib.py`` — the tools on top.
 """
 
@@ -27,7 +28,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("allfives_env", "agents", "allfives_rllib", "allfives_web")
+PACKAGES = ("allfives_env", "agents", "allfives_rllib", "allfives_web", "allfives_openspiel")
 
 LAYERS: list[tuple[str, ...]] = [
     ("allfives_env.core",),
@@ -37,7 +38,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("agents",),
     ("agents.eval",),
     ("agents.play", "agents.benchmark"),
-    ("allfives_rllib", "allfives_web"),
+    ("allfives_rllib", "allfives_web", "allfives_openspiel"),
     ("agents.cli", "train", "train_rllib"),
 ]
 
@@ -170,12 +171,15 @@ def test_the_layering_test_sees_lazy_imports() -> None:
     assert "allfives_env.envs.allfives_v1" in GRAPH["allfives_env"]
 
 
-def test_the_web_app_and_the_rllib_package_stay_apart() -> None:
-    """Side by side in one layer: neither needs the other's extra."""
+def test_the_extras_packages_stay_apart() -> None:
+    """Side by side in one layer: none needs another's extra."""
+    extras = {"allfives_web", "allfives_rllib", "allfives_openspiel"}
     crossing = sorted(
         f"{name} imports {m}"
         for name in MODULES
         for m in project_imports(name)
-        if {name.split(".")[0], m.split(".")[0]} == {"allfives_web", "allfives_rllib"}
+        if name.split(".")[0] in extras
+        and m.split(".")[0] in extras
+        and name.split(".")[0] != m.split(".")[0]
     )
     assert not crossing, crossing
