@@ -52,8 +52,9 @@ def _entry(name: str, spec: str) -> Entry:
         raise CatalogueError(f"--agent {spec!r}: {e}") from None
     trained = getattr(agent, "spec", None)
     rules = getattr(trained, "rules", None)
-    kind = "checkpoint" if is_checkpoint(spec) or is_kind_spec(spec) else "built-in"
-    return Entry(name, agent, kind, rules if isinstance(rules, Rules) else None)
+    trained_for = rules if isinstance(rules, Rules) else None
+    kind = "built-in" if spec in BUILT_IN else "checkpoint" if trained_for else "added"
+    return Entry(name, agent, kind, trained_for)
 
 
 class Catalogue:

@@ -1,0 +1,95 @@
+"""OpenSpiel's ISMCTS against the project's search and heuristic agents, at equal time per move.
+
+    python tools/openspiel_vs_search.py [--sims 100] [--matches 60] [--processes 2] [--seed 0]
+
+1. The ISMCTS bot (``openspiel-ismcts:sims=N``) and the determinized MCTS bot
+   (``openspiel-mcts:sims=N``) are timed on the same positions (pagat, 2 players: the first
+   moves of seeded random games), one process.
+2. ``search`` gets the ISMCTS bot's mean time per move as its budget
+   (``search:sims=100000,time=T``) and is timed on those positions too.
+3. Duplicate-deal matches (``allfives eval``'s evaluator): ISMCTS against that search, against
+   the heuristic, and determinized MCTS against the heuristic; win rates with Wilson 95%
+   intervals, as a Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def positions(count: int, seed: int) -> list[object]:
+    """Views of the seat to act, taken from seeded random pagat games (placements to choose)."""
+    from allfives_env.core.game import Game
+    from allfives_env.core.rules import Rules
+
+    rng = random.Random(seed)
+    out: list[object] = []
+    while len(out) < count:
+        game = Game(Rules.preset("pagat", 2), random.Random(rng.randrange(2**31)))
+        for _ in range(rng.randrange(0, 12)):
+            if game.current_player is None:
+                break
+            game.apply(rng.choice(game.legal_actions()))
+        if game.current_player is not None and len(game.legal_actions()) > 1:
+            out.append(game.view(game.current_player))
+    return out
+
+
+def seconds_per_move(spec: str, views: list[object], seed: int) -> float:
+    """Mean wall time of one ``act`` over ``views``."""
+    from agents.registry import make_agent
+
+    agent = make_agent(spec)
+    rng = random.Random(seed)
+    t0 = time.perf_counter()
+    for view in views:
+        agent.act(view, rng)  # type: ignore[arg-type]
+    return (time.perf_counter() - t0) / len(views)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--sims", type=int, default=100)
+    p.add_argument("--matches", type=int, default=60)
+    p.add_argument("--processes", type=int, default=2)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--positions", type=int, default=40)
+    args = p.parse_args()
+    from agents.eval.tournament import evaluate
+    from allfives_env.core.rules import Rules
+
+    views = positions(args.positions, args.seed)
+    ismcts = f"openspiel-ismcts:sims={args.sims}"
+    dmcts = f"openspiel-mcts:sims={args.sims}"
+    t_is = seconds_per_move(ismcts, views, args.seed)
+    t_dm = seconds_per_move(dmcts, views, args.seed)
+    search = f"search:sims=100000,time={t_is:.3f}"
+    t_search = seconds_per_move(search, views, args.seed)
+    t_heur = seconds_per_move("heuristic", views, args.seed)
+    print(f"time per move over {len(views)} positions (one process):")
+    for spec, t in [(ismcts, t_is), (dmcts, t_dm), (search, t_search), ("heuristic", t_heur)]:
+        print(f"  {spec:40s} {1000 * t:8.1f} ms")
+    rules = Rules.preset("pagat", 2)
+    print()
+    print("| agent | opponent | matches | win rate [95% CI] | points per hand |")
+    print("|---|---|---:|---|---:|")
+    for a, b in [(ismcts, search), (ismcts, "heuristic"), (dmcts, "heuristic")]:
+        res = evaluate(rules, [a, b], args.matches, args.seed, args.processes, progress=True)
+        me = res.agents[0]
+        w = me.wins.win_rate
+        print(
+            f"| `{a}` | `{b}` | {res.matches} | {100 * w.value:.1f}% "
+            f"[{100 * w.low:.1f}, {100 * w.high:.1f}] | {me.points_per_hand.value:.1f} |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
