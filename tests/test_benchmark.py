@@ -77,11 +77,11 @@ def test_the_numbers_do_not_depend_on_the_process_count(
 
 
 def test_a_checkpoint_is_benchmarked_in_the_settings_it_plays(tmp_path: Path) -> None:
-    from test_cli import _fake_checkpoint
+    from conftest import fake_checkpoint
 
     from allfives_env.core.rules import Rules
 
-    _fake_checkpoint(tmp_path / "net.zip", Rules.preset("pyatyorka", 3))
+    fake_checkpoint(tmp_path / "net.zip", Rules.preset("pyatyorka", 3))
     proc = allfives(
         "benchmark", "net.zip", "--protocol", REDUCED.name, "--processes", "2",
         "--no-exploitability", "--quiet", "--recipe", "python train.py --name net",
