@@ -64,24 +64,15 @@ def layout_json(layout: Layout) -> dict[str, Any]:
     }
     if layout.is_empty:
         return out
-    if layout.num_spinners:
-        slot, idx = layout.sp_where[0]
-        west = len(layout.chains[0])
-        col = {-1: west, 0: west - 1 - idx, 1: west + 1 + idx}.get(slot, -1)
-        out["spinner"] = col
-        if col >= 0:
-            out["north"] = _chain(layout.chains[2])
-            out["south"] = _chain(layout.chains[3])
-    for k in range(layout.num_spinners):
-        for s in (2 + 2 * k, 3 + 2 * k):
-            if k == 0 and out["spinner"] >= 0:
-                continue
-            if layout.value[s] < 0 and not layout.chains[s]:
-                continue
-            v = layout.sp_value[k]
-            out["branches"].append(
-                {"slot": s, "name": slot_name(s), "spinner": v, "tiles": _chain(layout.chains[s])}
-            )
+    col = out["spinner"] = layout.spinner_column()
+    if col >= 0:
+        out["north"] = _chain(layout.chains[2])
+        out["south"] = _chain(layout.chains[3])
+    out["branches"] = [
+        {"slot": s, "name": slot_name(s), "spinner": layout.sp_value[k],
+         "tiles": _chain(layout.chains[s])}
+        for s, k in layout.side_branches()
+    ]  # fmt: skip
     return out
 
 

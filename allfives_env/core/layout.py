@@ -275,6 +275,27 @@ class Layout:
         east = [(t, near, far) for t, near, far in self.chains[1]]
         return [*west, (lead, a, b), *east]
 
+    def spinner_column(self) -> int:
+        """The index on :meth:`line` of the first spinner, from whose column its N and S
+        branches hang; -1 when there is no spinner yet."""
+        if not self.sp_value:
+            return -1
+        slot, idx = self.sp_where[0]
+        west = len(self.chains[0])
+        return {-1: west, 0: west - 1 - idx, 1: west + 1 + idx}.get(slot, -1)
+
+    def side_branches(self) -> list[tuple[int, int]]:
+        """The open branches that do not hang from :meth:`spinner_column`, as ``(slot,
+        spinner)``: every branch of a later spinner (and the first's, were it off the line)."""
+        first_on_line = self.spinner_column() >= 0
+        return [
+            (s, k)
+            for k in range(len(self.sp_value))
+            if not (k == 0 and first_on_line)
+            for s in (2 + 2 * k, 3 + 2 * k)
+            if self.value[s] >= 0
+        ]
+
     def describe(self) -> str:
         """The open places and the count on one line: ``W=3 E=2 N=5 S=0 count=10``."""
         ends = " ".join(f"{slot_name(s)}={self.value[s]}" for s in self.open_slots)

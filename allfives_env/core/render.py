@@ -58,17 +58,7 @@ def render_layout(layout: Layout) -> list[str]:
     if layout.is_empty:
         return ["(empty table)"]
     line = layout.line()
-    # column of the first spinner on the line, if any, to hang its branches from
-    spin_col = -1
-    if layout.num_spinners:
-        slot, idx = layout.sp_where[0]
-        west_len = len(layout.chains[0])
-        if slot == -1:
-            spin_col = west_len
-        elif slot == 0:
-            spin_col = west_len - 1 - idx
-        elif slot == 1:
-            spin_col = west_len + 1 + idx
+    spin_col = layout.spinner_column()  # the first spinner's branches hang from it
     row = "".join(_cell(t, a, b) for t, a, b in line)
     out: list[str] = []
     pad = " " * (_CELL * spin_col) if spin_col >= 0 else ""
@@ -80,18 +70,11 @@ def render_layout(layout: Layout) -> list[str]:
     if spin_col >= 0:
         for t, near, far in layout.chains[3]:
             out.append(pad + _cell(t, near, far))
-    # other branches: spinners off the line, or spinners after the first
-    for k in range(layout.num_spinners):
-        for s in (2 + 2 * k, 3 + 2 * k):
-            if k == 0 and spin_col >= 0:
-                continue
-            chain = layout.chains[s]
-            if layout.value[s] < 0:
-                continue
-            tiles = "".join(_cell(t, a, b) for t, a, b in chain) or "(open)"
-            out.append(
-                f"{slot_name(s)} from spinner {layout.sp_value[k]}={layout.sp_value[k]}: {tiles}"
-            )
+    for s, k in layout.side_branches():
+        tiles = "".join(_cell(t, a, b) for t, a, b in layout.chains[s]) or "(open)"
+        out.append(
+            f"{slot_name(s)} from spinner {layout.sp_value[k]}={layout.sp_value[k]}: {tiles}"
+        )
     return out
 
 
