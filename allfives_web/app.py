@@ -297,20 +297,20 @@ def _rules(body: NewGame) -> Rules:
 
 
 def _seat_agents(catalogue: Catalogue, rules: Rules, seats: list[str]) -> list[Agent]:
-    """Each seat's agent from the catalogue (the person's seat: ``None`` placeholder)."""
+    """Each seat's agent from the catalogue (the person's seat: a :class:`PersonSeat`)."""
     if len(seats) != rules.num_players:
         raise WebError(f"seats: name {rules.num_players} seats, not {len(seats)}", 422)
     if seats.count(HUMAN) > 1:
         raise WebError("seats: at most one seat is 'human'", 422)
     agents: list[Agent] = []
     for s, name in enumerate(seats):
-        entry = catalogue.get(name)
-        if name == HUMAN or entry is None:
-            if name != HUMAN:
-                known = ", ".join([HUMAN, *catalogue.entries])
-                raise WebError(f"seats[{s}]: no agent {name!r} here (choose from {known})", 422)
+        if name == HUMAN:
             agents.append(PersonSeat())
             continue
+        entry = catalogue.get(name)
+        if entry is None:
+            known = ", ".join([HUMAN, *catalogue.entries])
+            raise WebError(f"seats[{s}]: no agent {name!r} here (choose from {known})", 422)
         check = getattr(entry.agent, "check_rules", None)
         if check is not None:
             try:

@@ -95,7 +95,7 @@ class PlaySession(Session):
     Args:
         rules: the rules.
         names: each seat's catalogue name (``"human"`` at the person's seat, if any).
-        agents: each seat's agent (anything at the person's seat).
+        agents: each seat's agent (a :class:`PersonSeat` at the person's seat: never asked).
         seed: seeds the deals and the agents as match 0 of ``allfives eval --seed SEED``.
     """
 
@@ -107,8 +107,7 @@ class PlaySession(Session):
         self.person = self.names.index(HUMAN) if HUMAN in self.names else None
         self.mode = "play" if self.person is not None else "watch"
         self.seed = seed
-        seated = [PersonSeat() if s == self.person else a for s, a in enumerate(agents)]
-        self.match = Match(rules, seated, *match_seeds(seed, 0, 0))
+        self.match = Match(rules, agents, *match_seeds(seed, 0, 0))
         if self.person is not None:
             self._agents_move()
 

@@ -250,7 +250,7 @@ def test_live_games_are_bounded_and_idle_ones_expire() -> None:
         store.get(s.id)
 
 
-def test_the_server_binds_only_this_machine_unless_told(tmp_path: Path) -> None:
+def test_the_server_binds_only_this_machine_unless_told() -> None:
     from agents.cli import build_parser
 
     args = build_parser().parse_args(["serve"])
