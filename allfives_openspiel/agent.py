@@ -83,10 +83,10 @@ class _TerminalRewards:
             reward_model=pyspiel.GameType.RewardModel.TERMINAL,
             max_num_players=t.max_num_players,
             min_num_players=t.min_num_players,
-            provides_information_state_string=True,
-            provides_information_state_tensor=True,
-            provides_observation_string=True,
-            provides_observation_tensor=True,
+            provides_information_state_string=t.provides_information_state_string,
+            provides_information_state_tensor=t.provides_information_state_tensor,
+            provides_observation_string=t.provides_observation_string,
+            provides_observation_tensor=t.provides_observation_tensor,
             parameter_specification={},
         )
 

@@ -233,7 +233,7 @@ class AllFivesState(pyspiel.State):  # type: ignore[misc]
             return
         if not self.dealing:
             self.dealing = [[] for _ in range(self.rules.num_players)]
-        seat = next(s for s, h in enumerate(self.dealing) if len(h) < self.rules.hand_size)
+        seat = self._dealing_to()
         self.dealing[seat].append(outcome)
         if all(len(h) == self.rules.hand_size for h in self.dealing):
             hands = [sorted(h) for h in self.dealing]
@@ -246,6 +246,11 @@ class AllFivesState(pyspiel.State):  # type: ignore[misc]
                 self.lot = choice.seats
             else:
                 self._start_hand(None)
+
+    def _dealing_to(self) -> int:
+        """The seat the next dealt tile goes to (seat 0's tiles first, then seat 1's...)."""
+        k = self.rules.hand_size
+        return next((s for s, h in enumerate(self.dealing) if len(h) < k), 0)
 
     def _start_hand(self, leader: int | None) -> None:
         hands = tuple(tuple(TILES[t] for t in sorted(h)) for h in self.dealing)
@@ -300,8 +305,7 @@ class AllFivesState(pyspiel.State):  # type: ignore[misc]
             if self.drawing:
                 seat = self.engine.current_player if self.engine is not None else "?"
                 return f"seat {seat} draws {TILES[action]}"
-            dealing = self.dealing or [[] for _ in range(self.rules.num_players)]
-            seat = next(s for s, h in enumerate(dealing) if len(h) < self.rules.hand_size)
+            seat = self._dealing_to()
             return f"deal {TILES[action]} to seat {seat}"
         return self.encoding.action_name(action)
 
