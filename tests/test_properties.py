@@ -256,6 +256,23 @@ def test_clone_is_independent() -> None:
     assert copy.layout.chains != game.layout.chains
 
 
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), preset=st.sampled_from(PRESETS))
+def test_placements_tried_on_a_scratch_leave_the_layout_as_it_was(seed: int, preset: str) -> None:
+    """Every legal placement tried on a scratch copy, at every step of a random hand, leaves
+    the layout's key (spinner positions included, which the pictures read) unchanged."""
+    rng = random.Random(seed)
+    game = Game(Rules.preset(preset, 2), rng)
+    while not game.is_hand_over:
+        lay = game.layout
+        before = lay.key()
+        for a in game.legal_actions():
+            if a.is_placement and not lay.is_empty:
+                lay.scratch().place(int(a.tile), int(a.slot))  # type: ignore[arg-type]
+        assert lay.key() == before
+        game.apply(rng.choice(game.legal_actions()))
+
+
 def test_tile_and_slot_tables() -> None:
     assert [str(t) for t in TILES[:8]] == ["0-0", "0-1", "0-2", "0-3", "0-4", "0-5", "0-6", "1-1"]
     assert str(TILES[27]) == "6-6" and MAX_SLOTS == 16

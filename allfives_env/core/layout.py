@@ -248,7 +248,7 @@ class Layout:
         c.count = self.count
         c.sp_value = self.sp_value[:]
         c.sp_cov = self.sp_cov[:]
-        c.sp_where = self.sp_where
+        c.sp_where = self.sp_where[:]  # a copy: a spinner tried on it must not show here
         c.chains = []
         c.lead_tile = self.lead_tile
         c.lead_west = self.lead_west
