@@ -396,6 +396,12 @@ class Game:
         """
         return self._voids[self._seat(seat)]
 
+    @property
+    def pending_voids(self) -> int:
+        """The acting seat's voids to restore if he places the tile he just drew (a 7-bit
+        value set; see :meth:`void_bits`). Meaningful while a drawn tile is pending."""
+        return self._void_pending
+
     def view(self, seat: int) -> PlayerView:
         """What ``seat`` may know now (a snapshot; see :class:`~allfives_env.core.view.PlayerView`).
 

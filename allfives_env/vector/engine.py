@@ -71,10 +71,12 @@ from allfives_env.vector.kernels.encode import observe_batch, observe_listed, st
 from allfives_env.vector.kernels.legal import masks_batch, write_mask
 from allfives_env.vector.kernels.policies import greedy_batch, random_from_masks
 from allfives_env.vector.kernels.step import reset_batch, step_batch
+from allfives_env.vector.load import write_row
 from allfives_env.vector.rng import derive_seeds, seed_states
 from allfives_env.vector.state import (
     BONE,
     BPOS,
+    C_BONE_LEN,
     CUR,
     DEAL_HANDS,
     F32,
@@ -216,6 +218,7 @@ class VectorGame:
         self._acting = np.full(n, -1, np.int64)
         self._mask_buf = np.zeros((n, enc.num_actions), np.int8)
         self._history: list[list[HandHistory]] = [[] for _ in range(n)]
+        self._loaded: dict[int, Game] = {}  # games set by load(), until their hand ends
         self._ready = False
 
     # ------------------------------------------------------------------ episodes
@@ -282,6 +285,7 @@ class VectorGame:
         reset_batch(self.st, self.cfg, self.scores_, self.hand_start, self.award, self.rng, idx)
         for i in idx.tolist():
             self._history[i] = []
+            self._loaded.pop(i, None)
 
     def _need_reset(self) -> None:
         if not self._ready:
@@ -507,6 +511,9 @@ class VectorGame:
         if self.recording:
             for i in np.flatnonzero(self.st[:, ROLLED]).tolist():
                 self._history[i].append(self._previous_hand(i))
+        if self._loaded:
+            for i in np.flatnonzero(self.st[:, ROLLED]).tolist():
+                self._loaded.pop(i, None)
         status = self.st[:, STATUS]
         return self._rewards.copy(), status == TERMINATED, status == TRUNCATED
 
@@ -584,8 +591,10 @@ class VectorGame:
 
     def deal(self, i: int) -> Deal:
         """The deal of game ``i``'s current hand (hands as dealt, boneyard in draw order,
-        leader)."""
+        leader); for a game set by :meth:`load`, that game's (a world's deal is its position)."""
         self._need_reset()
+        if i in self._loaded:
+            return self._loaded[i].hand_log[-1].deal
         r = self.st[i]
         return self._deal_of(r[DEAL_HANDS : DEAL_HANDS + 4], r[BONE : BONE + NUM_TILES], r[LEADER])
 
@@ -605,6 +614,45 @@ class VectorGame:
         )
         return deal, tuple(int(a) for a in self.prev_log[i, : p[P_LOG_LEN]])
 
+    def load(self, i: int, game: Game) -> None:
+        """Set game ``i`` to ``game``'s position (a copy: ``game`` is not changed), in a fresh
+        episode that starts there with ``game``'s scores, so that it can be played on in the
+        batch: e.g. a world that a search sampled with :meth:`Game.from_view`, to roll out.
+
+        From then on the game is stepped like any other; :meth:`game` and :meth:`view` give
+        ``game``'s position with the actions since applied, and :meth:`deal` ``game``'s deal
+        (a world's deal is its position). In a match episode the hands after this one are dealt
+        from the game's own generator, as after :meth:`reset_games`.
+
+        Raises:
+            VectorConfigError: if ``i`` is out of range, ``game`` is not a :class:`Game` in
+                play under this engine's rules, or the engine records (a record cannot hold a
+                position set from outside).
+            ResetRequiredError: before :meth:`reset`.
+        """
+        self._need_reset()
+        if self.recording:
+            raise VectorConfigError("load() is not available with record=True")
+        last = self.num_games - 1
+        if isinstance(i, bool) or not isinstance(i, int | np.integer) or not 0 <= i <= last:
+            raise VectorConfigError(f"load: game index must be in 0-{last}, not {i!r}")
+        if not isinstance(game, Game):
+            raise VectorConfigError(f"load: game must be a core Game, not {game!r}")
+        if game.rules != self.rules:
+            raise VectorConfigError(
+                f"load: the game is played under {game.rules.describe()}, not this engine's "
+                f"{self.rules.describe()}"
+            )
+        if game.is_hand_over:
+            raise VectorConfigError("load: the game's hand is over; only a hand in play loads")
+        i = int(i)
+        write_row(
+            self.st[i], self.scores_[i], self.hand_start[i], self.award[i], game,
+            int(self.cfg[C_BONE_LEN]),
+        )  # fmt: skip
+        self._history[i] = []
+        self._loaded[i] = game.clone()
+
     def hand_actions(self, i: int) -> tuple[int, ...]:
         """The engine action ids of game ``i``'s current hand so far."""
         return tuple(int(a) for a in self.log[i, : self.st[i, LOG_LEN]])
@@ -617,6 +665,11 @@ class VectorGame:
         deal with the scores the hand began with, and replays that hand.
         """
         self._need_reset()
+        if i in self._loaded:  # the game it was set from, and what has been played since
+            game = self._loaded[i].clone()
+            for a in self.hand_actions(i):
+                game.apply(a)
+            return game
         hands = [*self._history[i], (self.deal(i), self.hand_actions(i))]
         if self.recording:
             game = Game(self.rules, deal=hands[0][0])
