@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.base import Agent
+from agents.batch_search import BatchSearchAgent
 from agents.errors import AgentError
 from agents.greedy import GreedyAgent
 from agents.heuristic import HeuristicAgent
@@ -34,6 +35,7 @@ _FACTORIES: dict[str, Callable[..., Agent]] = {
     "greedy": GreedyAgent,
     "heuristic": HeuristicAgent,
     "search": SearchAgent,
+    "batchsearch": BatchSearchAgent,
 }
 AGENTS = _FACTORIES
 """Agent names and their factories (keyword parameters from the spec); :func:`register` adds
@@ -82,8 +84,9 @@ def is_kind_spec(spec: str) -> bool:
 
 
 def is_checkpoint(spec: str) -> bool:
-    """Whether ``spec`` names a learned agent's checkpoint file."""
-    return spec.endswith(".zip")
+    """Whether ``spec`` names a learned agent's checkpoint file (and not an agent whose
+    parameters end with one, like ``batchsearch:rollout=runs/default/best.zip``)."""
+    return spec.endswith(".zip") and spec.partition(":")[0].strip() not in _FACTORIES
 
 
 AGENT_KINDS = "allfives.agent_kinds"

@@ -131,3 +131,35 @@ def test_loaded_game_is_a_copy_and_reset_forgets_it() -> None:
     fresh = VectorGame(rules, 1)
     fresh.reset([9])
     assert vg.deal(0) == fresh.deal(0)
+
+
+def test_copies_play_on_like_their_source() -> None:
+    rules = Rules.preset("spruce", 3)
+    vg = VectorGame(rules, 4, episode="hand")
+    vg.reset(1)
+    g = positions(rules, 4, 1)[0]
+    vg.load(0, g)
+    vg.copy_games(0, [1, 3])
+    assert (vg.observe()[1] == vg.observe()[0]).all() and (vg.st[3] == vg.st[0]).all()
+    for _ in range(200):
+        if vg.done[[0, 1, 3]].all():
+            break
+        acts = vg.greedy_actions()
+        acts[2] = -1
+        vg.step(acts)
+    assert (vg.st[1] == vg.st[0]).all() and (vg.scores[3] == vg.scores[0]).all()
+    assert vg.game(3).render() == vg.game(0).render()
+    before = vg.st.copy()
+    for args, message in [
+        ((0, [0, 1]), "also a source"),
+        ((4, [1]), "out of range"),
+        ((0, [5]), "out of range"),
+        ((0, [1, 1]), "repeated"),
+        (([0, 1], [2]), "one source per target"),
+        ((0, [[1]]), "must be ints"),
+        (("0", [1]), "must be ints"),
+        ((True, [1]), "must be ints"),
+    ]:
+        with pytest.raises(VectorConfigError, match=message):
+            vg.copy_games(*args)  # type: ignore[arg-type]
+    assert (vg.st == before).all()

@@ -14,43 +14,11 @@
 from __future__ import annotations
 
 import argparse
-import random
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
-
-def positions(count: int, seed: int) -> list[object]:
-    """Views of the seat to act, taken from seeded random pagat games (placements to choose)."""
-    from allfives_env.core.game import Game
-    from allfives_env.core.rules import Rules
-
-    rng = random.Random(seed)
-    out: list[object] = []
-    while len(out) < count:
-        game = Game(Rules.preset("pagat", 2), random.Random(rng.randrange(2**31)))
-        for _ in range(rng.randrange(0, 12)):
-            if game.current_player is None:
-                break
-            game.apply(rng.choice(game.legal_actions()))
-        if game.current_player is not None and len(game.legal_actions()) > 1:
-            out.append(game.view(game.current_player))
-    return out
-
-
-def seconds_per_move(spec: str, views: list[object], seed: int) -> float:
-    """Mean wall time of one ``act`` over ``views``."""
-    from agents.registry import make_agent
-
-    agent = make_agent(spec)
-    rng = random.Random(seed)
-    t0 = time.perf_counter()
-    for view in views:
-        agent.act(view, rng)  # type: ignore[arg-type]
-    return (time.perf_counter() - t0) / len(views)
 
 
 def main() -> None:
@@ -61,10 +29,11 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--positions", type=int, default=40)
     args = p.parse_args()
+    from agents.eval.timing import positions, seconds_per_move
     from agents.eval.tournament import evaluate
     from allfives_env.core.rules import Rules
 
-    views = positions(args.positions, args.seed)
+    views = positions(Rules.preset("pagat", 2), args.positions, args.seed)
     ismcts = f"openspiel-ismcts:sims={args.sims}"
     dmcts = f"openspiel-mcts:sims={args.sims}"
     t_is = seconds_per_move(ismcts, views, args.seed)

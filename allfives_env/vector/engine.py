@@ -614,10 +614,12 @@ class VectorGame:
         )
         return deal, tuple(int(a) for a in self.prev_log[i, : p[P_LOG_LEN]])
 
-    def load(self, i: int, game: Game) -> None:
-        """Set game ``i`` to ``game``'s position (a copy: ``game`` is not changed), in a fresh
-        episode that starts there with ``game``'s scores, so that it can be played on in the
-        batch: e.g. a world that a search sampled with :meth:`Game.from_view`, to roll out.
+    def load(self, i: int, game: Game, *, copy: bool = True) -> None:
+        """Set game ``i`` to ``game``'s position, in a fresh episode that starts there with
+        ``game``'s scores, so that it can be played on in the batch: e.g. a world that a search
+        sampled with :meth:`Game.from_view`, to roll out. ``game`` is not changed; the engine
+        keeps a copy of it (for :meth:`game`), or with ``copy=False`` ``game`` itself, which
+        the caller must then leave as it is.
 
         From then on the game is stepped like any other; :meth:`game` and :meth:`view` give
         ``game``'s position with the actions since applied, and :meth:`deal` ``game``'s deal
@@ -651,7 +653,48 @@ class VectorGame:
             int(self.cfg[C_BONE_LEN]),
         )  # fmt: skip
         self._history[i] = []
-        self._loaded[i] = game.clone()
+        self._loaded[i] = game.clone() if copy else game
+
+    def copy_games(
+        self, sources: int | Sequence[int] | np.ndarray, targets: Sequence[int] | np.ndarray
+    ) -> None:
+        """Make each game ``targets[j]`` an exact copy of game ``sources[j]`` (or of the one
+        game ``sources``): its position, its episode so far and its generator. E.g. worlds
+        loaded once each, then tried with a different action in each copy.
+
+        Raises:
+            VectorConfigError: for an index out of range, repeated targets, sources and targets
+                of different lengths, or a target that is also a source.
+            ResetRequiredError: before :meth:`reset`.
+        """
+        self._need_reset()
+        idx = np.asarray(targets)
+        src = np.asarray(sources)
+        for a, what in ((idx, "targets"), (src, "sources")):
+            if a.ndim > 1 or (a.size and a.dtype.kind not in "iu") or a.dtype == bool:
+                raise VectorConfigError(f"copy_games: {what} must be ints, not {a!r}")
+        if (src.ndim == 1 and src.shape != idx.shape) or idx.ndim != 1:
+            raise VectorConfigError("copy_games: give one source, or one source per target")
+        idx = idx.astype(np.int64)
+        src = np.broadcast_to(src.astype(np.int64), idx.shape)
+        last = self.num_games - 1
+        if idx.size and (min(idx.min(), src.min()) < 0 or max(idx.max(), src.max()) > last):
+            raise VectorConfigError(f"copy_games: an index is out of range 0-{last}")
+        if np.unique(idx).size != idx.size:
+            raise VectorConfigError("copy_games: a target is repeated")
+        if np.isin(idx, src).any():
+            raise VectorConfigError("copy_games: a target is also a source")
+        for a in (self.st, self.scores_, self.hand_start, self.award, self.rng, self.log):
+            a[idx] = a[src]
+        self.prev[idx] = self.prev[src]
+        self.prev_log[idx] = self.prev_log[src]
+        for i, j in zip(idx.tolist(), src.tolist(), strict=True):
+            self._history[i] = list(self._history[j])
+            base = self._loaded.get(j)
+            if base is None:
+                self._loaded.pop(i, None)
+            else:
+                self._loaded[i] = base
 
     def hand_actions(self, i: int) -> tuple[int, ...]:
         """The engine action ids of game ``i``'s current hand so far."""

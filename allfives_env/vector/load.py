@@ -30,8 +30,6 @@ from allfives_env.vector.state import (
     HAND_WINNER,
     HANDS,
     I32,
-    LAYOUT_END,
-    LAYOUT_START,
     LEAD_TILE,
     LEADER,
     LOG_LEN,
@@ -70,15 +68,17 @@ def hand_start_scores(game: Game) -> list[float]:
     return start
 
 
-def write_row(r: I32, scores: F64, hand_start: F64, award: F64, game: Game, bone_len: int) -> None:
-    """Write ``game``'s position into row ``r`` and its score rows (the hand must be in play).
+def write_row(
+    row: I32, scores: F64, hand_start: F64, award: F64, game: Game, bone_len: int
+) -> None:
+    """Write ``game``'s position into row ``row`` and its score rows (the hand must be in play).
 
     ``bone_len`` is the rules' boneyard size (``cfg[C_BONE_LEN]``).
     """
     rules = game.rules
     n = rules.num_players
     lay = game.layout
-    r[:] = 0
+    r = [0] * len(row)  # filled as a list, then written at once
     cur = game.current_player
     assert cur is not None
     r[PHASE] = int(game.phase)
@@ -116,32 +116,27 @@ def write_row(r: I32, scores: F64, hand_start: F64, award: F64, game: Game, bone
     bone = [int(t) for t in game.boneyard]
     at = bone_len - len(bone)
     r[BPOS] = at
-    for j in range(28):
-        r[BONE + j] = -1
+    r[BONE : BONE + 28] = [-1] * 28
     for j, t in enumerate(bone):
         r[BONE + at + j] = t
     # the layout
-    for c in range(LAYOUT_START, LAYOUT_END):
-        r[c] = 0
     r[COUNT] = lay.count
     r[OPEN_BITS] = lay.open_bits
     r[ON_TABLE] = lay.on_table
     r[NUM_SP] = len(lay.sp_value)
     r[LEAD_TILE] = lay.lead_tile
     ends = 0
-    for s in range(NUM_SLOTS):
-        r[VALUE + s] = lay.value[s]
-        r[FACE + s] = lay.face[s]
-        r[CONTRIB + s] = lay.contrib[s]
-        chain = lay.chains[s]
+    r[VALUE : VALUE + NUM_SLOTS] = lay.value
+    r[FACE : FACE + NUM_SLOTS] = lay.face
+    r[CONTRIB : CONTRIB + NUM_SLOTS] = lay.contrib
+    for s, chain in enumerate(lay.chains):
         if lay.face[s] < 0 and chain and IS_DOUBLE[chain[-1][0]]:
             ends |= 1 << s
     r[END_DOUBLE] = ends
-    for k, (v, cov) in enumerate(zip(lay.sp_value, lay.sp_cov, strict=True)):
-        r[SP_VALUE + k] = v
-        r[SP_COV + k] = cov
-    for v in range(7):
-        r[OPEN_COUNT + v] = lay.open_count[v]
+    r[SP_VALUE : SP_VALUE + len(lay.sp_value)] = lay.sp_value
+    r[SP_COV : SP_COV + len(lay.sp_cov)] = lay.sp_cov
+    r[OPEN_COUNT : OPEN_COUNT + 7] = lay.open_count
+    row[:] = r
     start = hand_start_scores(game)
     for side in range(4):
         scores[side] = game.scores[side] if side < rules.num_sides else 0.0

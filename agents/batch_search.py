@@ -1,0 +1,183 @@
+"""The batched search agent: determinized Monte Carlo search whose rollouts run on the batched
+engine, played out by a strong policy for every seat.
+
+It asks what :class:`agents.search.SearchAgent` asks: for each sampled *world* (the unseen tiles
+dealt consistently with the view, :func:`agents.sampler.sample_world`), every candidate action
+is tried and the rest of the hand played out; the action with the best mean outcome is chosen,
+with the same worth of an outcome (the viewer's side's points from now to the hand's end, the
+hand award included, minus the mean of the other sides', and ± :data:`agents.search.WIN_BONUS`
+times the target where the match ends in the rollout) and the same tie-break (the heavier tile,
+then the lower action id).
+
+What differs is where the rollouts run and who plays them:
+
+- each world is built in the core (:meth:`Game.from_view`), loaded once into a
+  :class:`~allfives_env.vector.engine.VectorGame` (:meth:`~VectorGame.load`) and copied once
+  per candidate (:meth:`~VectorGame.copy_games`); then every copy of every world is stepped
+  together by the compiled kernels, so a move costs a few batched steps instead of thousands
+  of Python ones;
+- the rollout policy is any batch agent: by default the compiled ``heuristic`` for every seat
+  (far stronger than the greedy rollouts of ``search``), or ``greedy``, or a trained network
+  (a checkpoint path: its policy, most likely action, for every seat). Each seat's rollout
+  choice is made from that seat's own knowledge of the world (its hand and the public table),
+  never from the other hands.
+
+The heuristic and greedy rollouts are deterministic given the world, so every candidate meets
+exactly the same futures but for its own consequences (common random numbers). Everything
+random is drawn from the ``rng`` given to :meth:`BatchSearchAgent.act`: same seed, same move.
+
+This module imports the batched engine (numba) only when the agent first moves, so
+``import agents`` stays cheap.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from agents.sampler import sample_world
+from agents.search import WIN_BONUS
+from allfives_env.core.actions import TILE_OF, Action
+from allfives_env.core.game import Game
+from allfives_env.core.rules import Rules
+from allfives_env.core.tiles import PIPS
+from allfives_env.core.view import PlayerView
+
+if TYPE_CHECKING:
+    from allfives_env.vector.engine import VectorGame
+
+ROLLOUTS = ("heuristic", "greedy")
+"""The built-in rollout policies; a checkpoint path (``.zip``) names a trained one."""
+
+
+class BatchSearchAgent:
+    """Determinized search with batched rollouts (see the module docstring).
+
+    Args:
+        worlds: worlds sampled per move; each candidate action is rolled out once in each.
+        rollout: ``"heuristic"`` (default), ``"greedy"``, or the path of a checkpoint whose
+            network plays the rollouts for every seat (it must have been trained on the rules
+            played).
+
+    Raises:
+        ValueError: for ``worlds`` below 1 or an unknown ``rollout``.
+        CheckpointError: for a rollout checkpoint that cannot be read.
+    """
+
+    name = "batchsearch"
+
+    def __init__(self, worlds: int = 128, rollout: str = "heuristic"):
+        if type(worlds) is not int or worlds < 1:
+            raise ValueError(f"worlds must be an int of at least 1, not {worlds!r}")
+        if not isinstance(rollout, str) or (
+            rollout not in ROLLOUTS and not rollout.endswith(".zip")
+        ):
+            raise ValueError(
+                f"rollout must be one of {', '.join(ROLLOUTS)} or a checkpoint path ending in "
+                f".zip, not {rollout!r}"
+            )
+        self.worlds = worlds
+        self.rollout = rollout
+        self._policy: Any = None
+        self._features: bool | str = False
+        if rollout.endswith(".zip"):
+            from agents.learned import load_learned
+
+            self._policy = load_learned(rollout)
+            self._features = self._policy.spec.action_features
+        self._vg: VectorGame | None = None
+
+    def __repr__(self) -> str:
+        return f"BatchSearchAgent(worlds={self.worlds}, rollout={self.rollout!r})"
+
+    def _engine(self, rules: Rules, rows: int) -> VectorGame:
+        """A batch of at least ``rows`` games under ``rules`` (made again when too small)."""
+        vg = self._vg
+        if vg is None or vg.rules != rules or vg.num_games < rows:
+            from allfives_env.vector.engine import VectorGame
+
+            if self._policy is not None:
+                self._policy.check_rules(rules)
+            size = max(rows, vg.num_games if vg is not None and vg.rules == rules else 0)
+            vg = VectorGame(
+                rules, size, episode="hand", forced_actions="auto",
+                action_features=self._features,
+            )  # fmt: skip
+            vg.reset(0)
+            self._vg = vg
+        return vg
+
+    def _rollout_policy(self) -> Any:
+        if self._policy is not None:
+            return self._policy
+        if self.rollout == "greedy":
+            from allfives_env.vector.agents import GreedyBatch
+
+            return GreedyBatch()
+        from agents.heuristic import HeuristicAgent
+
+        return HeuristicAgent()
+
+    def act(self, view: PlayerView, rng: random.Random) -> Action:
+        """The action with the best mean rollout outcome."""
+        legal = view.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        totals = self.evaluate(view, rng)
+        best = max(
+            range(len(legal)),
+            key=lambda i: (
+                totals[i],
+                PIPS[TILE_OF[legal[i]]] if legal[i].is_placement else -1,
+                -legal[i],
+            ),
+        )
+        return legal[best]
+
+    def evaluate(self, view: PlayerView, rng: random.Random) -> list[float]:
+        """Each legal action's summed rollout value over the worlds (same order as
+        ``view.legal_actions``)."""
+        from allfives_env.vector.engine import policy_rng
+        from allfives_env.vector.state import LIVE, STATUS
+
+        legal = view.legal_actions
+        rules = view.rules
+        k = len(legal)
+        worlds = self.worlds
+        rows = worlds * k
+        vg = self._engine(rules, rows)
+        enc = vg.encoding
+        first = np.array([enc.to_env[a] for a in legal], np.int64)
+        for w in range(worlds):
+            hands, bone = sample_world(view, rng)
+            vg.load(w * k, Game.from_view(view, hands, bone), copy=False)
+        if k > 1:  # copy each world to the rows after it, one per other candidate
+            block = np.arange(rows).reshape(worlds, k)
+            vg.copy_games(np.repeat(block[:, 0], k - 1), block[:, 1:].ravel())
+        acts = np.full(vg.num_games, -1, np.int64)
+        acts[:rows] = np.tile(first, worlds)
+        vg.step(acts)
+        policy = self._rollout_policy()
+        prng = policy_rng(rng.getrandbits(63), vg.num_games)
+        status = vg.st[:, STATUS]
+        while True:
+            live = np.flatnonzero(status[:rows] == LIVE)
+            if not live.size:
+                break
+            acts[:] = -1
+            acts[live] = policy.act_batch(vg, live, prng)
+            vg.step(acts)
+        side = view.side
+        sides = rules.num_sides
+        start = np.array(view.scores[:sides], np.float64)
+        gain = vg.scores[:rows, :sides] - start
+        mine = gain[:, side]
+        others = (gain.sum(axis=1) - mine) / (sides - 1)
+        value = mine - others
+        winners = vg.winners[:rows, :sides]
+        over = winners.any(axis=1)
+        bonus = WIN_BONUS * rules.target
+        value += np.where(over, np.where(winners[:, side], bonus, -bonus), 0.0)
+        return [float(x) for x in value.reshape(worlds, k).sum(axis=0)]

@@ -1,0 +1,120 @@
+"""The batched search agent: its rollouts on the batched engine are the core's rollouts.
+
+A world sampled from the view, loaded into the batch and played out by the compiled heuristic
+for every seat must end exactly where the same world played out in the core by the Python
+heuristic (each seat choosing from its own view) ends, for every candidate action; the agent's
+values are those outcomes' worths. It also plays the same move for the same seed, reads only
+the view (a reshuffle of the hidden tiles changes nothing), plays through checkpoints' networks,
+and refuses bad parameters with a clear error.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("numba")
+
+from agents.batch_search import BatchSearchAgent
+from agents.heuristic import HeuristicAgent
+from agents.learned import CheckpointError
+from agents.registry import UnknownAgentError, is_checkpoint, make_agent
+from agents.sampler import sample_world
+from agents.search import WIN_BONUS
+from allfives_env.core.game import Game
+from allfives_env.core.rules import Rules
+from allfives_env.core.view import PlayerView
+from tests.conftest import fake_checkpoint
+from tests.test_vector_load import positions
+from tests.vector_mirror import IDS, TABLES
+
+
+def core_values(view: PlayerView, rng: random.Random, worlds: int) -> list[float]:
+    """The agent's values, computed in the core: each world (drawn from ``rng`` as the agent
+    draws them) played out by the Python heuristic from every seat's own view."""
+    rules = view.rules
+    sides = rules.num_sides
+    heuristic = HeuristicAgent()
+    totals = [0.0] * len(view.legal_actions)
+    for _ in range(worlds):
+        hands, bone = sample_world(view, rng)
+        world = Game.from_view(view, hands, bone)
+        for j, action in enumerate(view.legal_actions):
+            g = world.clone()
+            g.apply(action)
+            while not g.is_hand_over:
+                seat = g.current_player
+                assert seat is not None
+                g.apply(heuristic.act(g.view(seat), rng))
+            gain = [g.scores[s] - view.scores[s] for s in range(sides)]
+            value = gain[view.side] - (sum(gain) - gain[view.side]) / (sides - 1)
+            if g.winners is not None:
+                bonus = WIN_BONUS * rules.target
+                value += bonus if view.side in g.winners else -bonus
+            totals[j] += value
+    return totals
+
+
+@pytest.mark.parametrize("c", range(len(TABLES)), ids=IDS)
+def test_batched_rollouts_end_where_the_core_ones_do(c: int) -> None:
+    preset, n, partners = TABLES[c]
+    rules = Rules.preset(preset, n, partnerships=bool(partners))
+    agent = BatchSearchAgent(worlds=3)
+    for k, g in enumerate(positions(rules, 50 + c, 4)):
+        seat = g.current_player
+        assert seat is not None
+        view = g.view(seat)
+        got = agent.evaluate(view, random.Random(k))
+        want = core_values(view, random.Random(k), 3)
+        assert got == pytest.approx(want), (g.render(), view.legal_actions)
+
+
+def test_same_seed_same_move_and_only_the_view_counts() -> None:
+    rules = Rules.preset("pagat", 2)
+    agent = make_agent("batchsearch:worlds=16")
+    for g in positions(rules, 7, 6):
+        seat = g.current_player
+        assert seat is not None
+        view = g.view(seat)
+        move = agent.act(view, random.Random(3))
+        assert agent.act(view, random.Random(3)) == move
+        # the same view with the hidden tiles dealt otherwise
+        hands, bone = sample_world(view, random.Random(99))
+        other = Game.from_view(view, hands, bone).view(seat)
+        assert agent.act(other, random.Random(3)) == move
+
+
+def test_a_network_plays_the_rollouts(tmp_path: Path) -> None:
+    rules = Rules.preset("pagat", 2)
+    path = tmp_path / "net.zip"
+    fake_checkpoint(path, rules)
+    spec = f"batchsearch:worlds=4,rollout={path}"
+    assert not is_checkpoint(spec)
+    agent = make_agent(spec)
+    g = positions(rules, 3, 1)[0]
+    view = g.view(g.current_player)  # type: ignore[arg-type]
+    assert agent.act(view, random.Random(1)) in view.legal_actions
+    other = positions(Rules.preset("five_up", 2), 3, 1)[0]
+    with pytest.raises(CheckpointError, match="trained for"):
+        agent.act(other.view(other.current_player), random.Random(1))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("batchsearch:worlds=0", "worlds must be"),
+        ("batchsearch:worlds=2.5", "worlds must be"),
+        ("batchsearch:rollout=random", "rollout must be"),
+        ("batchsearch:sims=3", "unexpected keyword"),
+    ],
+)
+def test_bad_parameters_are_refused(spec: str, message: str) -> None:
+    with pytest.raises(UnknownAgentError, match=message):
+        make_agent(spec)
+
+
+def test_a_missing_rollout_checkpoint_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(UnknownAgentError, match="no checkpoint"):
+        make_agent(f"batchsearch:rollout={tmp_path / 'none.zip'}")
