@@ -73,6 +73,7 @@ def test_loaded_positions_play_on_like_the_core(c: int) -> None:
     for k, g in enumerate(positions(rules, c, 30)):
         i = k % 3
         vg.load(i, g)
+        assert not vg.hand_start[i].any()  # every position is in a match's first hand
         g = g.clone()
         while True:
             same_step(vg, i, g, enc)
