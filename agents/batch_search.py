@@ -11,11 +11,12 @@ then the lower action id).
 
 What differs is where the rollouts run and who plays them:
 
-- each world is built in the core (:meth:`Game.from_view`), loaded once into a
-  :class:`~allfives_env.vector.engine.VectorGame` (:meth:`~VectorGame.load`) and copied once
-  per candidate (:meth:`~VectorGame.copy_games`); then every copy of every world is stepped
-  together by the compiled kernels, so a move costs a few batched steps instead of thousands
-  of Python ones;
+- the first world is built in the core (:meth:`Game.from_view`) and loaded into a
+  :class:`~allfives_env.vector.engine.VectorGame` (:meth:`~VectorGame.load`), copied into one
+  row per world and candidate (:meth:`~VectorGame.copy_games`), and every row's hidden tiles
+  are dealt as its world's (:meth:`~VectorGame.redeal`, in arrays); then every copy of every
+  world is stepped together by the compiled kernels, so a move costs a few batched steps
+  instead of thousands of Python ones;
 - the rollout policy is any batch agent: by default the compiled ``heuristic`` for every seat
   (far stronger than the greedy rollouts of ``search``), or ``greedy``, or a trained network
   (a checkpoint path: its policy, most likely action, for every seat). Each seat's rollout
@@ -42,7 +43,7 @@ from agents.search import WIN_BONUS
 from allfives_env.core.actions import TILE_OF, Action
 from allfives_env.core.game import Game
 from allfives_env.core.rules import Rules
-from allfives_env.core.tiles import PIPS
+from allfives_env.core.tiles import PIPS, mask_of
 from allfives_env.core.view import PlayerView
 
 if TYPE_CHECKING:
@@ -138,7 +139,18 @@ class BatchSearchAgent:
 
     def evaluate(self, view: PlayerView, rng: random.Random) -> list[float]:
         """Each legal action's summed rollout value over the worlds (same order as
-        ``view.legal_actions``)."""
+        ``view.legal_actions``). The kernels run on this thread alone (evaluations run one
+        agent per core; more threads would only contend)."""
+        from allfives_env.vector._jit import get_num_threads, set_num_threads
+
+        threads = get_num_threads()
+        set_num_threads(1)
+        try:
+            return self._evaluate(view, rng)
+        finally:
+            set_num_threads(threads)
+
+    def _evaluate(self, view: PlayerView, rng: random.Random) -> list[float]:
         from allfives_env.vector.engine import policy_rng
         from allfives_env.vector.state import LIVE, STATUS
 
@@ -150,12 +162,19 @@ class BatchSearchAgent:
         vg = self._engine(rules, rows)
         enc = vg.encoding
         first = np.array([enc.to_env[a] for a in legal], np.int64)
+        n = rules.num_players
+        masks = np.empty((worlds, n), np.int64)
+        bones = np.empty((worlds, view.boneyard_size), np.int64)
         for w in range(worlds):
             hands, bone = sample_world(view, rng)
-            vg.load(w * k, Game.from_view(view, hands, bone), copy=False)
-        if k > 1:  # copy each world to the rows after it, one per other candidate
-            block = np.arange(rows).reshape(worlds, k)
-            vg.copy_games(np.repeat(block[:, 0], k - 1), block[:, 1:].ravel())
+            if w == 0:
+                vg.load(0, Game.from_view(view, hands, bone), copy=False)
+            for seat in range(n):
+                masks[w, seat] = mask_of(view.hand if seat == view.seat else hands[seat])
+            bones[w] = bone
+        # one world loaded, copied to every row, and each row's hidden tiles dealt as its world
+        vg.copy_games(0, np.arange(1, rows))
+        vg.redeal(np.arange(rows), np.repeat(masks, k, axis=0), np.repeat(bones, k, axis=0))
         acts = np.full(vg.num_games, -1, np.int64)
         acts[:rows] = np.tile(first, worlds)
         vg.step(acts)

@@ -164,3 +164,79 @@ def test_copies_play_on_like_their_source() -> None:
         with pytest.raises(VectorConfigError, match=message):
             vg.copy_games(*args)  # type: ignore[arg-type]
     assert (vg.st == before).all()
+
+
+@pytest.mark.parametrize("c", range(0, len(TABLES), 3), ids=IDS[::3])
+def test_a_redealt_world_is_the_world_loaded(c: int) -> None:
+    """A world loaded, copied and redealt as another world of the same view is, row for row,
+    that other world loaded; and it plays on as the core does."""
+    from agents.sampler import sample_world
+    from allfives_env.core.tiles import mask_of
+
+    preset, n, partners = TABLES[c]
+    rules = Rules.preset(preset, n, partnerships=bool(partners))
+    vg = VectorGame(rules, 3, episode="hand")
+    vg.reset(c)
+    rng = random.Random(c)
+    for g in positions(rules, 300 + c, 6):
+        seat = g.current_player
+        assert seat is not None
+        view = g.view(seat)
+        worlds = [sample_world(view, rng) for _ in range(2)]
+        games = [Game.from_view(view, hands, bone) for hands, bone in worlds]
+        vg.load(0, games[0])
+        vg.load(2, games[1])
+        vg.copy_games(0, [1])
+        hands, bone = worlds[1]
+        masks = [[mask_of(view.hand if s == seat else hands[s]) for s in range(n)]]
+        vg.redeal([1], np.array(masks), np.array([bone], np.int64).reshape(1, len(bone)))
+        assert (vg.st[1] == vg.st[2]).all()
+        assert vg.deal(1) == games[1].hand_log[-1].deal
+        world = games[1].clone()
+        while not world.is_hand_over:
+            acts = np.full(3, -1, np.int64)
+            acts[1] = vg.encoding.to_env[world.legal_actions()[-1]]
+            vg.step(acts)
+            world.apply(world.legal_actions()[-1])
+            assert vg.game(1).render() == world.render()
+        assert tuple(vg.scores[1]) == pytest.approx(world.scores)
+
+
+def test_redeal_refuses_what_is_not_a_world() -> None:
+    from allfives_env.core.tiles import mask_of
+
+    rules = Rules.preset("pagat", 2)
+    vg = VectorGame(rules, 2, episode="hand")
+    vg.reset(0)
+    g = positions(rules, 1, 1)[0]
+    seat = g.current_player
+    assert seat is not None
+    vg.load(0, g)
+    hands = np.array([[g.hand_mask(s) for s in range(2)]], np.int64)
+    bone = np.array([[int(t) for t in g.boneyard]], np.int64)
+    before = vg.st.copy()
+    other = 1 - seat
+    swapped = hands.copy()
+    swapped[0, other] = mask_of(g.boneyard[: g.hand_sizes[other]])
+    swapped_bone = np.array(
+        [[int(t) for t in g.hand(other)] + [int(t) for t in g.boneyard][g.hand_sizes[other] :]]
+    )
+    moved = hands.copy()
+    moved[0, seat] = hands[0, other]
+    for args, message in [
+        (([1], hands, bone), "just set by load"),
+        (([0], hands[:, :1], bone), "rows of 2 tile masks"),
+        (([0], hands, bone[:, 1:]), "length"),
+        (([0], moved, bone), "stay his own"),
+        (([0], swapped, bone), "tiles off the table"),
+        (([0], hands, np.full_like(bone, 99)), "not a tile"),
+        (([0, 0], np.repeat(hands, 2, axis=0), np.repeat(bone, 2, axis=0)), "repeated"),
+    ]:
+        with pytest.raises(VectorConfigError, match=message):
+            vg.redeal(*args)
+    assert (vg.st == before).all()
+    if g.hand_sizes[other] <= len(g.boneyard):
+        vg.redeal([0], swapped, swapped_bone)  # the hidden tiles exchanged: a world still
+    vg.step(vg.greedy_actions() * np.array([1, 0]) - np.array([0, 1]))
+    with pytest.raises(VectorConfigError, match="just set by load"):
+        vg.redeal([0], hands, bone)

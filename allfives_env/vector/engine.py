@@ -86,21 +86,26 @@ from allfives_env.vector.state import (
     HAND_ENDS,
     HAND_NO,
     HAND_WINNER,
+    HANDS,
     I8,
     I64,
     LEADER,
     LOG_CAP,
     LOG_LEN,
+    ON_TABLE,
     P_BONE,
     P_DEAL_HANDS,
     P_LEADER,
     P_LOG_LEN,
     PHASE,
+    PIPS_COL,
     PREV_WIDTH,
     ROLLED,
     SCRATCH_WIDTH,
+    SIZES,
     STATUS,
     STEPS,
+    T_PIPS,
     TERMINATED,
     TRUNCATED,
     U64,
@@ -219,6 +224,8 @@ class VectorGame:
         self._mask_buf = np.zeros((n, enc.num_actions), np.int8)
         self._history: list[list[HandHistory]] = [[] for _ in range(n)]
         self._loaded: dict[int, Game] = {}  # games set by load(), until their hand ends
+        # games redealt since: (seat, other hands, boneyard) of the world they now hold
+        self._redealt: dict[int, tuple[int, list[int], list[int]]] = {}
         self._ready = False
 
     # ------------------------------------------------------------------ episodes
@@ -286,6 +293,7 @@ class VectorGame:
         for i in idx.tolist():
             self._history[i] = []
             self._loaded.pop(i, None)
+            self._redealt.pop(i, None)
 
     def _need_reset(self) -> None:
         if not self._ready:
@@ -514,6 +522,7 @@ class VectorGame:
         if self._loaded:
             for i in np.flatnonzero(self.st[:, ROLLED]).tolist():
                 self._loaded.pop(i, None)
+                self._redealt.pop(i, None)
         status = self.st[:, STATUS]
         return self._rewards.copy(), status == TERMINATED, status == TRUNCATED
 
@@ -594,7 +603,7 @@ class VectorGame:
         leader); for a game set by :meth:`load`, that game's (a world's deal is its position)."""
         self._need_reset()
         if i in self._loaded:
-            return self._loaded[i].hand_log[-1].deal
+            return self._base(i).hand_log[-1].deal
         r = self.st[i]
         return self._deal_of(r[DEAL_HANDS : DEAL_HANDS + 4], r[BONE : BONE + NUM_TILES], r[LEADER])
 
@@ -654,6 +663,82 @@ class VectorGame:
         )  # fmt: skip
         self._history[i] = []
         self._loaded[i] = game.clone() if copy else game
+        self._redealt.pop(i, None)
+
+    def _base(self, i: int) -> Game:
+        """The core game that loaded game ``i`` starts from (redealt where it was)."""
+        base = self._loaded[i]
+        redealt = self._redealt.get(i)
+        if redealt is None:
+            return base
+        seat, masks, bone = redealt
+        hands = {s: tiles_of(m) for s, m in enumerate(masks) if s != seat}
+        return Game.from_view(base.view(seat), hands, bone, strict=False)
+
+    def redeal(
+        self, indices: Sequence[int] | np.ndarray, hands: np.ndarray, boneyards: np.ndarray
+    ) -> None:
+        """Deal anew every tile that the seat to act cannot see, in games just set by
+        :meth:`load` (or copied from one, and not stepped since): ``hands[j]`` gives game
+        ``indices[j]`` every seat's hand as a tile mask (the acting seat's must be his own),
+        ``boneyards[j]`` the undrawn boneyard in draw order. The table, the scores and all else
+        stay. A search loads one world of a view and redeals the others into copies of it, far
+        faster than loading each; the worlds are the caller's, so known voids are not checked.
+
+        Raises:
+            VectorConfigError: if a game was not just loaded, the arrays' shapes are wrong, the
+                acting seat's hand differs, a hand's size differs, or the hands and boneyard
+                are not exactly the tiles off the table; no game is changed then.
+        """
+        self._need_reset()
+        idx = np.asarray(indices)
+        if idx.ndim != 1 or (idx.size and idx.dtype.kind not in "iu"):
+            raise VectorConfigError(f"redeal: indices must be a 1-D int array, not {idx!r}")
+        idx = idx.astype(np.int64)
+        n = self.num_players
+        h = np.asarray(hands)
+        b = np.asarray(boneyards)
+        if h.shape != (idx.size, n) or h.dtype.kind not in "iu":
+            raise VectorConfigError(f"redeal: hands must be {idx.size} rows of {n} tile masks")
+        if b.ndim != 2 or b.shape[0] != idx.size or (b.size and b.dtype.kind not in "iu"):
+            raise VectorConfigError(f"redeal: boneyards must be {idx.size} rows of tiles")
+        last = self.num_games - 1
+        if idx.size and (idx.min() < 0 or idx.max() > last):
+            raise VectorConfigError(f"redeal: an index is out of range 0-{last}")
+        if np.unique(idx).size != idx.size:
+            raise VectorConfigError("redeal: an index is repeated")
+        st = self.st[idx]
+        if any(i not in self._loaded for i in idx.tolist()) or st[:, LOG_LEN].any():
+            raise VectorConfigError("redeal: only games just set by load() can be redealt")
+        left = int(self.cfg[C_BONE_LEN]) - st[:, BPOS]
+        if (left != b.shape[1]).any():
+            raise VectorConfigError("redeal: a boneyard's length is not the tiles left in it")
+        h = h.astype(np.int64)
+        b = b.astype(np.int64)
+        cur = st[:, CUR].astype(np.int64)
+        rows = np.arange(idx.size)
+        if (h[rows, cur] != st[rows, HANDS + cur]).any():
+            raise VectorConfigError("redeal: the acting seat's hand must stay his own")
+        if (b < 0).any() or (b >= NUM_TILES).any():
+            raise VectorConfigError("redeal: a boneyard holds a number that is not a tile")
+        bits = (h[:, :, None] >> np.arange(NUM_TILES)) & 1  # (M, n, 28)
+        bone_bits = np.zeros((idx.size, NUM_TILES), np.int64)
+        np.add.at(bone_bits, (np.repeat(rows, b.shape[1]), b.ravel()), 1)
+        table = (st[:, ON_TABLE, None].astype(np.int64) >> np.arange(NUM_TILES)) & 1
+        if (bits.sum(axis=2) != st[:, SIZES : SIZES + n]).any():
+            raise VectorConfigError("redeal: a hand's size differs from the game's")
+        if (bits.sum(axis=1) + bone_bits + table != 1).any():
+            raise VectorConfigError(
+                "redeal: the hands and boneyard must be the tiles off the table"
+            )
+        st[:, HANDS : HANDS + n] = h
+        st[:, DEAL_HANDS : DEAL_HANDS + n] = h
+        st[:, PIPS_COL : PIPS_COL + n] = bits @ T_PIPS
+        for k in range(b.shape[1]):
+            st[rows, BONE + st[:, BPOS] + k] = b[:, k]
+        self.st[idx] = st
+        for j, i in enumerate(idx.tolist()):
+            self._redealt[i] = (int(cur[j]), h[j].tolist(), b[j].tolist())
 
     def copy_games(
         self, sources: int | Sequence[int] | np.ndarray, targets: Sequence[int] | np.ndarray
@@ -695,6 +780,11 @@ class VectorGame:
                 self._loaded.pop(i, None)
             else:
                 self._loaded[i] = base
+            redealt = self._redealt.get(j)
+            if redealt is None:
+                self._redealt.pop(i, None)
+            else:
+                self._redealt[i] = redealt
 
     def hand_actions(self, i: int) -> tuple[int, ...]:
         """The engine action ids of game ``i``'s current hand so far."""
@@ -709,7 +799,7 @@ class VectorGame:
         """
         self._need_reset()
         if i in self._loaded:  # the game it was set from, and what has been played since
-            game = self._loaded[i].clone()
+            game = self._base(i).clone()
             for a in self.hand_actions(i):
                 game.apply(a)
             return game
