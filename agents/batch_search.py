@@ -39,11 +39,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from agents.sampler import sample_world
-from agents.search import WIN_BONUS
-from allfives_env.core.actions import TILE_OF, Action
+from agents.search import WIN_BONUS, best_action
+from allfives_env.core.actions import Action
 from allfives_env.core.game import Game
 from allfives_env.core.rules import Rules
-from allfives_env.core.tiles import PIPS, mask_of
+from allfives_env.core.tiles import mask_of
 from allfives_env.core.view import PlayerView
 
 if TYPE_CHECKING:
@@ -126,16 +126,7 @@ class BatchSearchAgent:
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
-        totals = self.evaluate(view, rng)
-        best = max(
-            range(len(legal)),
-            key=lambda i: (
-                totals[i],
-                PIPS[TILE_OF[legal[i]]] if legal[i].is_placement else -1,
-                -legal[i],
-            ),
-        )
-        return legal[best]
+        return best_action(legal, self.evaluate(view, rng))
 
     def evaluate(self, view: PlayerView, rng: random.Random) -> list[float]:
         """Each legal action's summed rollout value over the worlds (same order as

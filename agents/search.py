@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import random
 import time as _time
+from collections.abc import Sequence
 
 from agents.heuristic import choose
 from agents.sampler import sample_world
@@ -80,6 +81,19 @@ def heuristic_step(game: Game, rng: random.Random) -> Action:
     return choose(Position.of_game(game), legal)
 
 
+def best_action(legal: Sequence[Action], totals: Sequence[float]) -> Action:
+    """The action of highest total; ties go to the heavier tile, then the lower action id."""
+    best = max(
+        range(len(legal)),
+        key=lambda i: (
+            totals[i],
+            PIPS[TILE_OF[legal[i]]] if legal[i].is_placement else -1,
+            -legal[i],
+        ),
+    )
+    return legal[best]
+
+
 class SearchAgent:
     """Determinized Monte Carlo search over the legal actions (see the module docstring).
 
@@ -118,16 +132,7 @@ class SearchAgent:
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
-        totals = self.evaluate(view, rng)
-        best = max(
-            range(len(legal)),
-            key=lambda i: (
-                totals[i],
-                PIPS[TILE_OF[legal[i]]] if legal[i].is_placement else -1,
-                -legal[i],
-            ),
-        )
-        return legal[best]
+        return best_action(legal, self.evaluate(view, rng))
 
     def evaluate(self, view: PlayerView, rng: random.Random) -> list[float]:
         """Each legal action's summed simulation value (same order as ``view.legal_actions``)."""
