@@ -11,7 +11,7 @@ The row's boneyard holds the game's undrawn tiles in draw order at its end (``BO
 from __future__ import annotations
 
 from allfives_env.core.game import Game
-from allfives_env.core.tiles import IS_DOUBLE
+from allfives_env.core.tiles import IS_DOUBLE, NUM_TILES
 from allfives_env.vector.state import (
     BONE,
     BPOS,
@@ -25,15 +25,12 @@ from allfives_env.vector.state import (
     F64,
     FACE,
     FORCED_LEAD,
-    HAND_END,
     HAND_NO,
     HAND_WINNER,
     HANDS,
     I32,
     LEAD_TILE,
     LEADER,
-    LOG_LEN,
-    MAX_PLAYERS,
     NUM_SLOTS,
     NUM_SP,
     ON_TABLE,
@@ -44,17 +41,13 @@ from allfives_env.vector.state import (
     PLAYED,
     PREV_DOMINO,
     PREV_WINNER,
-    ROLLED,
     SIZES,
     SP_COV,
     SP_VALUE,
-    STATUS,
-    STEPS,
     TURN_DRAWS,
     VALUE,
     VOID_PENDING,
     VOIDS,
-    WINNERS,
 )
 
 
@@ -78,7 +71,9 @@ def write_row(
     rules = game.rules
     n = rules.num_players
     lay = game.layout
-    r = [0] * len(row)  # filled as a list, then written at once
+    # filled as a list, then written at once; every column not set below stays 0: the episode
+    # is live, has taken no step and logged no action, and no hand has ended in a last step
+    r = [0] * len(row)
     cur = game.current_player
     assert cur is not None
     r[PHASE] = int(game.phase)
@@ -94,13 +89,7 @@ def write_row(
     r[HAND_NO] = game.hand_number
     r[PREV_DOMINO] = -1
     r[PREV_WINNER] = -1
-    r[WINNERS] = 0
-    r[STATUS] = 0
-    r[STEPS] = 0
-    r[LOG_LEN] = 0
-    r[HAND_END] = 0
     r[HAND_WINNER] = -1
-    r[ROLLED] = 0
     sizes = game.hand_sizes
     played = game.played_masks
     voids = game.void_sets
@@ -111,12 +100,10 @@ def write_row(
         r[SIZES + seat] = sizes[seat]
         r[PLAYED + seat] = played[seat]
         r[VOIDS + seat] = voids[seat]
-    for seat in range(n, MAX_PLAYERS):
-        r[DEAL_HANDS + seat] = 0
     bone = [int(t) for t in game.boneyard]
     at = bone_len - len(bone)
     r[BPOS] = at
-    r[BONE : BONE + 28] = [-1] * 28
+    r[BONE : BONE + NUM_TILES] = [-1] * NUM_TILES
     for j, t in enumerate(bone):
         r[BONE + at + j] = t
     # the layout
@@ -125,10 +112,10 @@ def write_row(
     r[ON_TABLE] = lay.on_table
     r[NUM_SP] = len(lay.sp_value)
     r[LEAD_TILE] = lay.lead_tile
-    ends = 0
     r[VALUE : VALUE + NUM_SLOTS] = lay.value
     r[FACE : FACE + NUM_SLOTS] = lay.face
     r[CONTRIB : CONTRIB + NUM_SLOTS] = lay.contrib
+    ends = 0
     for s, chain in enumerate(lay.chains):
         if lay.face[s] < 0 and chain and IS_DOUBLE[chain[-1][0]]:
             ends |= 1 << s
