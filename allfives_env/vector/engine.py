@@ -46,7 +46,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -114,6 +114,8 @@ from allfives_env.vector.state import (
     BoolArray,
     make_config,
 )
+
+_V = TypeVar("_V")
 
 HandHistory = tuple[Deal, tuple[int, ...]]
 """One hand as the engine played it: its deal and its engine action ids."""
@@ -274,19 +276,28 @@ class VectorGame:
             ResetRequiredError: before the first :meth:`reset`.
         """
         self._need_reset()
-        idx = np.asarray(indices)
-        if idx.ndim != 1 or (idx.size and idx.dtype.kind not in "iu"):
-            raise VectorConfigError(f"reset_games: indices must be a 1-D int array, not {idx!r}")
-        idx = idx.astype(np.int64)
-        if idx.size and (idx.min() < 0 or idx.max() >= self.num_games):
-            raise VectorConfigError(f"reset_games: an index is out of range 0-{self.num_games - 1}")
-        if np.unique(idx).size != idx.size:
-            raise VectorConfigError("reset_games: an index is repeated")
+        idx = self._indices(indices, "reset_games")
         if seeds is not None:
             if isinstance(seeds, int | np.integer):
                 raise VectorConfigError("reset_games: give one seed per index")
             self.rng[idx] = self._check_seeds(seeds, idx.size, "reset_games")
         self._new_episodes(idx)
+
+    def _indices(self, indices: Sequence[int] | np.ndarray, what: str) -> I64:
+        """``indices`` as an int64 array of distinct game indices.
+
+        Raises:
+            VectorConfigError: naming ``what``, for anything else.
+        """
+        idx = np.asarray(indices)
+        if idx.ndim != 1 or (idx.size and idx.dtype.kind not in "iu"):
+            raise VectorConfigError(f"{what}: indices must be a 1-D int array, not {idx!r}")
+        out: I64 = idx.astype(np.int64)
+        if out.size and (out.min() < 0 or out.max() >= self.num_games):
+            raise VectorConfigError(f"{what}: an index is out of range 0-{self.num_games - 1}")
+        if np.unique(out).size != out.size:
+            raise VectorConfigError(f"{what}: an index is repeated")
+        return out
 
     def _new_episodes(self, idx: I64) -> None:
         reset_batch(self.st, self.cfg, self.scores_, self.hand_start, self.award, self.rng, idx)
@@ -516,12 +527,11 @@ class VectorGame:
         )  # fmt: skip
         if first >= 0:
             raise self._refusal(int(first), acts)
-        if self.recording:
+        if self.recording or self._loaded:  # (a recording engine loads no game)
             for i in np.flatnonzero(self.st[:, ROLLED]).tolist():
-                self._history[i].append(self._previous_hand(i))
-        if self._loaded:
-            for i in np.flatnonzero(self.st[:, ROLLED]).tolist():
-                self._loaded.pop(i, None)
+                if self.recording:
+                    self._history[i].append(self._previous_hand(i))
+                self._loaded.pop(i, None)  # a new hand, dealt as any other
                 self._redealt.pop(i, None)
         status = self.st[:, STATUS]
         return self._rewards.copy(), status == TERMINATED, status == TRUNCATED
@@ -691,10 +701,7 @@ class VectorGame:
                 are not exactly the tiles off the table; no game is changed then.
         """
         self._need_reset()
-        idx = np.asarray(indices)
-        if idx.ndim != 1 or (idx.size and idx.dtype.kind not in "iu"):
-            raise VectorConfigError(f"redeal: indices must be a 1-D int array, not {idx!r}")
-        idx = idx.astype(np.int64)
+        idx = self._indices(indices, "redeal")
         n = self.num_players
         h = np.asarray(hands)
         b = np.asarray(boneyards)
@@ -702,11 +709,6 @@ class VectorGame:
             raise VectorConfigError(f"redeal: hands must be {idx.size} rows of {n} tile masks")
         if b.ndim != 2 or b.shape[0] != idx.size or (b.size and b.dtype.kind not in "iu"):
             raise VectorConfigError(f"redeal: boneyards must be {idx.size} rows of tiles")
-        last = self.num_games - 1
-        if idx.size and (idx.min() < 0 or idx.max() > last):
-            raise VectorConfigError(f"redeal: an index is out of range 0-{last}")
-        if np.unique(idx).size != idx.size:
-            raise VectorConfigError("redeal: an index is repeated")
         st = self.st[idx]
         if any(i not in self._loaded for i in idx.tolist()) or st[:, LOG_LEN].any():
             raise VectorConfigError("redeal: only games just set by load() can be redealt")
@@ -775,16 +777,8 @@ class VectorGame:
         self.prev_log[idx] = self.prev_log[src]
         for i, j in zip(idx.tolist(), src.tolist(), strict=True):
             self._history[i] = list(self._history[j])
-            base = self._loaded.get(j)
-            if base is None:
-                self._loaded.pop(i, None)
-            else:
-                self._loaded[i] = base
-            redealt = self._redealt.get(j)
-            if redealt is None:
-                self._redealt.pop(i, None)
-            else:
-                self._redealt[i] = redealt
+            _copy_entry(self._loaded, j, i)
+            _copy_entry(self._redealt, j, i)
 
     def hand_actions(self, i: int) -> tuple[int, ...]:
         """The engine action ids of game ``i``'s current hand so far."""
@@ -848,6 +842,14 @@ class VectorGame:
             f"seat {int(st[CUR])}, boneyard {left}, scores [{scores}]"
             + (f", last hand end {end}" if end else "")
         )
+
+
+def _copy_entry(table: dict[int, _V], source: int, target: int) -> None:
+    """Give ``target`` the entry of ``source`` in ``table``, or none where it has none."""
+    if source in table:
+        table[target] = table[source]
+    else:
+        table.pop(target, None)
 
 
 def policy_rng(seeds: int | Sequence[int] | np.ndarray, num_games: int | None = None) -> U64:
