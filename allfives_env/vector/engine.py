@@ -226,8 +226,9 @@ class VectorGame:
         self._mask_buf = np.zeros((n, enc.num_actions), np.int8)
         self._history: list[list[HandHistory]] = [[] for _ in range(n)]
         self._loaded: dict[int, Game] = {}  # games set by load(), until their hand ends
-        # games redealt since: (seat, other hands, boneyard) of the world they now hold
-        self._redealt: dict[int, tuple[int, list[int], list[int]]] = {}
+        # games redealt since: (seat to act, every hand's mask, boneyard) of the world they
+        # now hold, as rows of redeal()'s own arrays (read only when a game is rebuilt)
+        self._redealt: dict[int, tuple[int, I64, I64]] = {}
         self._ready = False
 
     # ------------------------------------------------------------------ episodes
@@ -682,8 +683,8 @@ class VectorGame:
         if redealt is None:
             return base
         seat, masks, bone = redealt
-        hands = {s: tiles_of(m) for s, m in enumerate(masks) if s != seat}
-        return Game.from_view(base.view(seat), hands, bone, strict=False)
+        hands = {s: tiles_of(m) for s, m in enumerate(masks.tolist()) if s != seat}
+        return Game.from_view(base.view(seat), hands, bone.tolist(), strict=False)
 
     def redeal(
         self, indices: Sequence[int] | np.ndarray, hands: np.ndarray, boneyards: np.ndarray
@@ -739,8 +740,7 @@ class VectorGame:
         for k in range(b.shape[1]):
             st[rows, BONE + st[:, BPOS] + k] = b[:, k]
         self.st[idx] = st
-        for j, i in enumerate(idx.tolist()):
-            self._redealt[i] = (int(cur[j]), h[j].tolist(), b[j].tolist())
+        self._redealt.update(zip(idx.tolist(), zip(cur.tolist(), h, b, strict=True), strict=True))
 
     def copy_games(
         self, sources: int | Sequence[int] | np.ndarray, targets: Sequence[int] | np.ndarray
