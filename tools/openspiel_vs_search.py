@@ -29,13 +29,22 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--positions", type=int, default=40)
     args = p.parse_args()
+    from agents.errors import AgentError
     from agents.eval.timing import positions, seconds_per_move
-    from agents.eval.tournament import evaluate
+    from agents.eval.tournament import check_run, check_specs, evaluate
+    from allfives_env.core.errors import AllFivesError
     from allfives_env.core.rules import Rules
 
-    views = positions(Rules.preset("pagat", 2), args.positions, args.seed)
+    rules = Rules.preset("pagat", 2)
     ismcts = f"openspiel-ismcts:sims={args.sims}"
     dmcts = f"openspiel-mcts:sims={args.sims}"
+    try:  # a mistake in the command is one line, before anything is timed or played
+        check_run(args.matches, args.processes)
+        check_run(args.positions, 1, "positions")
+        check_specs([ismcts, dmcts], rules)
+    except (AllFivesError, AgentError) as e:
+        p.error(str(e))
+    views = positions(rules, args.positions, args.seed)
     t_is = seconds_per_move(ismcts, views, args.seed)
     t_dm = seconds_per_move(dmcts, views, args.seed)
     search = f"search:sims=100000,time={t_is:.3f}"
@@ -48,7 +57,6 @@ def main() -> None:
              ("heuristic", t_heur)]  # fmt: skip
     for spec, t in timed:
         print(f"  {spec:40s} {1000 * t:8.1f} ms")
-    rules = Rules.preset("pagat", 2)
     print()
     print("| agent | opponent | matches | win rate [95% CI] | points per hand |")
     print("|---|---|---:|---|---:|")

@@ -32,11 +32,19 @@ def main() -> None:
     p.add_argument("--preset", default="pagat")
     p.add_argument("--players", type=int, default=2)
     args = p.parse_args()
+    from agents.errors import AgentError
     from agents.eval.timing import positions, seconds_per_move
-    from agents.eval.tournament import evaluate
+    from agents.eval.tournament import check_run, check_specs, evaluate
+    from allfives_env.core.errors import AllFivesError
     from allfives_env.core.rules import Rules
 
-    rules = Rules.preset(args.preset, args.players)
+    try:  # a mistake in the command is one line, before anything is timed or played
+        rules = Rules.preset(args.preset, args.players)
+        check_run(args.matches, args.processes)
+        check_run(args.positions, 1, "positions")
+        check_specs([*args.agents, args.opponent], rules)
+    except (AllFivesError, AgentError) as e:
+        p.error(str(e))
     views = positions(rules, args.positions, args.seed)
     print(f"time per move over {len(views)} positions ({rules.describe()}, one process):")
     for spec in [*args.agents, args.opponent]:
