@@ -55,11 +55,7 @@ def same_step(vg: VectorGame, i: int, g: Game, enc: Encoding) -> None:
     assert (obs.view(np.uint32) == enc.observe(g, seat).view(np.uint32)).all()
     assert (vg.masks()[i] == enc.mask(g, seat)).all()
     assert (vg.state()[i].view(np.uint32) == enc.state(g).view(np.uint32)).all()
-    assert tuple(vg.scores[i, : rules_sides(g)]) == pytest.approx(g.scores)
-
-
-def rules_sides(g: Game) -> int:
-    return g.rules.num_sides
+    assert tuple(vg.scores[i, : g.rules.num_sides]) == pytest.approx(g.scores)
 
 
 @pytest.mark.parametrize("c", range(len(TABLES)), ids=IDS)
