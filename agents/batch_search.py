@@ -39,8 +39,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from agents.sampler import sample_world
-from agents.search import WIN_BONUS, best_action
-from allfives_env.core.actions import Action
+from agents.search import WIN_BONUS, ValueSearch
 from allfives_env.core.game import Game
 from allfives_env.core.rules import Rules
 from allfives_env.core.tiles import mask_of
@@ -53,7 +52,7 @@ ROLLOUTS = ("heuristic", "greedy")
 """The built-in rollout policies; a checkpoint path (``.zip``) names a trained one."""
 
 
-class BatchSearchAgent:
+class BatchSearchAgent(ValueSearch):
     """Determinized search with batched rollouts (see the module docstring).
 
     Args:
@@ -120,13 +119,6 @@ class BatchSearchAgent:
         from agents.heuristic import HeuristicAgent
 
         return HeuristicAgent()
-
-    def act(self, view: PlayerView, rng: random.Random) -> Action:
-        """The action with the best mean rollout outcome."""
-        legal = view.legal_actions
-        if len(legal) == 1:
-            return legal[0]
-        return best_action(legal, self.evaluate(view, rng))
 
     def evaluate(self, view: PlayerView, rng: random.Random) -> list[float]:
         """Each legal action's summed rollout value over the worlds (same order as

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import random
 import time as _time
-from collections.abc import Sequence
 
 from agents.heuristic import choose
 from agents.sampler import sample_world
@@ -81,20 +80,32 @@ def heuristic_step(game: Game, rng: random.Random) -> Action:
     return choose(Position.of_game(game), legal)
 
 
-def best_action(legal: Sequence[Action], totals: Sequence[float]) -> Action:
-    """The action of highest total; ties go to the heavier tile, then the lower action id."""
-    best = max(
-        range(len(legal)),
-        key=lambda i: (
-            totals[i],
-            PIPS[TILE_OF[legal[i]]] if legal[i].is_placement else -1,
-            -legal[i],
-        ),
-    )
-    return legal[best]
+class ValueSearch:
+    """An agent that values every legal action (:meth:`evaluate`) and plays the best: ties go
+    to the heavier tile, then the lower action id. A forced action is played at once."""
+
+    def evaluate(self, view: PlayerView, rng: random.Random) -> list[float]:
+        """Each legal action's value (same order as ``view.legal_actions``)."""
+        raise NotImplementedError
+
+    def act(self, view: PlayerView, rng: random.Random) -> Action:
+        """The action of highest value."""
+        legal = view.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        totals = self.evaluate(view, rng)
+        best = max(
+            range(len(legal)),
+            key=lambda i: (
+                totals[i],
+                PIPS[TILE_OF[legal[i]]] if legal[i].is_placement else -1,
+                -legal[i],
+            ),
+        )
+        return legal[best]
 
 
-class SearchAgent:
+class SearchAgent(ValueSearch):
     """Determinized Monte Carlo search over the legal actions (see the module docstring).
 
     Args:
@@ -126,13 +137,6 @@ class SearchAgent:
 
     def __repr__(self) -> str:
         return f"SearchAgent(sims={self.sims}, time={self.time}, rollout={self.rollout!r})"
-
-    def act(self, view: PlayerView, rng: random.Random) -> Action:
-        """The action with the best mean simulated outcome."""
-        legal = view.legal_actions
-        if len(legal) == 1:
-            return legal[0]
-        return best_action(legal, self.evaluate(view, rng))
 
     def evaluate(self, view: PlayerView, rng: random.Random) -> list[float]:
         """Each legal action's summed simulation value (same order as ``view.legal_actions``)."""
