@@ -110,6 +110,8 @@ from agents.train_config import (  # noqa: E402
 from allfives_env.core.rules import Rules  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent
+TARGETS = ("choice", "values")
+"""What the warm start may imitate (``imitation_targets``)."""
 
 
 # ----------------------------------------------------------------------------- 1. config
@@ -138,7 +140,7 @@ class Config:
     """Per-placement inputs: ``basic`` (points now, best reply) or ``outlook`` (also the threat,
     the chance the next seat is stuck, setup, pips kept, variety...)."""
     total_timesteps: int = 8_000_000
-    """Learner steps (its own decisions) of PPO, after the warm start."""
+    """Learner steps (its own decisions) of PPO, after the warm start; 0: the warm start alone."""
     seed: int = 0
     """Seed of everything: deals, seats, opponents, network init and sampling."""
     num_envs: int = 256
@@ -186,6 +188,14 @@ class Config:
     """The agent imitated in the warm start."""
     teacher_prob: float = 0.5
     """In the warm start, the chance the teacher's move is played (else the learner's)."""
+    imitation_targets: str = "choice"
+    """What the warm start imitates: the teacher's ``choice`` (its action), or its ``values``
+    (a search teacher's value of every legal action, the target softmax(value /
+    imitation_temperature); the teacher must be batchsearch, or search without a time budget)."""
+    imitation_temperature: float = 2.0
+    """Temperature of the ``values`` targets, in points."""
+    teacher_processes: int = 1
+    """Worker processes valuing positions for a ``values`` teacher (results do not depend on it)."""
     pool_size: int = 8
     """Frozen snapshots of the learner kept as opponents (oldest dropped first)."""
     snapshot_every: int = 400_000
@@ -243,14 +253,31 @@ class Config:
             self,
             seed_limit=2**32,  # what NumPy's seeding takes
             at_least_1=(
-                "total_timesteps", "num_envs", "num_steps", "num_minibatches", "update_epochs",
+                "num_envs", "num_steps", "num_minibatches", "update_epochs",
                 "pool_size", "snapshot_every", "eval_every", "eval_matches", "eval_processes",
                 "torch_threads", "engine_threads", "context_dim", "imitation_epochs",
+                "teacher_processes",
             ),
-            at_least_0=("final_eval_matches", "imitation_samples"),
+            at_least_0=("final_eval_matches", "imitation_samples", "total_timesteps"),
             unit=("baseline_prob", "latest_prob", "gae_lambda", "gamma", "teacher_prob"),
-            positive=("learning_rate", "clip_coef", "max_grad_norm"),
+            positive=(
+                "learning_rate", "clip_coef", "max_grad_norm", "imitation_temperature",
+            ),
         )  # fmt: skip
+        checks.append(
+            (
+                self.imitation_targets in TARGETS,
+                "imitation_targets",
+                f"one of {', '.join(TARGETS)}",
+            )
+        )
+        checks.append(
+            (
+                self.total_timesteps + self.imitation_samples > 0,
+                "total_timesteps",
+                "positive when imitation_samples is 0 (something must train)",
+            )
+        )
         checks.append(
             (
                 self.num_envs * self.num_steps % self.num_minibatches == 0,
@@ -260,6 +287,13 @@ class Config:
         )
         raise_first(self, checks)
         check_agent_specs(self, ("baselines", "eval_opponents", "imitation_teacher"))
+        if self.imitation_targets == "values":
+            from agents.teacher import value_agent
+
+            try:
+                value_agent(self.imitation_teacher)
+            except ValueError as e:
+                raise ConfigError(f"imitation_teacher: {e}") from None
 
 
 @dataclass
@@ -379,6 +413,7 @@ class Rollout:
     masks: Any
     actions: Any
     labels: Any
+    targets: Any
     logprobs: Any
     rewards: Any
     dones: Any
@@ -386,15 +421,18 @@ class Rollout:
 
 
 def new_rollout(cfg: Config, obs_size: int, privileged: int, num_actions: int) -> Rollout:
+    """Zeroed tensors (``targets`` is empty unless the warm start imitates values)."""
     import torch as th
 
     t, n = cfg.num_steps, cfg.num_envs
+    soft = cfg.imitation_targets == "values" and cfg.imitation_samples > 0
     return Rollout(
         obs=th.zeros((t, n, obs_size)),
         privileged=th.zeros((t, n, privileged)),
         masks=th.zeros((t, n, num_actions), dtype=th.bool),
         actions=th.zeros((t, n), dtype=th.long),
         labels=th.zeros((t, n), dtype=th.long),
+        targets=th.zeros((t, n, num_actions) if soft else (0,)),
         logprobs=th.zeros((t, n)),
         rewards=th.zeros((t, n)),
         dones=th.zeros((t, n)),
@@ -451,7 +489,8 @@ class Learner:
 
     def collect(self, imitation: bool) -> dict[str, float]:
         """Play ``num_steps`` steps in every game; fill the rollout. With ``imitation``, the
-        teacher's choice is the label, and is played with chance ``teacher_prob``."""
+        teacher's choice is the label (and, imitating values, its target distribution is
+        kept), and is played with chance ``teacher_prob``."""
         import torch as th
 
         cfg, ro, batch, timing = self.cfg, self.rollout, self.batch, self.run.timing
@@ -467,9 +506,12 @@ class Learner:
             labels = action
             if imitation:
                 games = np.arange(cfg.num_envs)
-                teacher = th.from_numpy(
-                    np.asarray(self.teacher.act_batch(batch.vg, games, self.teacher_rng))
-                )
+                if cfg.imitation_targets == "values":
+                    choice, targets = self.teacher.targets(batch.vg, games, self.teacher_rng)
+                    ro.targets[t] = th.from_numpy(targets)
+                else:
+                    choice = self.teacher.act_batch(batch.vg, games, self.teacher_rng)
+                teacher = th.from_numpy(np.asarray(choice))
                 play_teacher = th.rand(cfg.num_envs) < cfg.teacher_prob
                 action = th.where(play_teacher, teacher, action)
                 labels = teacher
@@ -515,7 +557,8 @@ class Learner:
 
     def update(self, imitation: bool) -> dict[str, float]:
         """PPO's clipped update (or, with ``imitation``, cross-entropy on the teacher's
-        labels) and the critic's regression, over ``update_epochs`` epochs."""
+        labels or target distributions) and the critic's regression, over ``update_epochs``
+        epochs (``imitation_epochs`` in the warm start)."""
         import torch as th
         from torch import nn
 
@@ -527,6 +570,8 @@ class Learner:
         privileged = ro.privileged.reshape(size, -1)
         masks = ro.masks.reshape(size, -1)
         actions, labels = ro.actions.reshape(size), ro.labels.reshape(size)
+        soft = imitation and cfg.imitation_targets == "values"
+        targets = ro.targets.reshape(size, -1) if soft else None
         logprobs, adv, returns = ro.logprobs.reshape(size), adv.reshape(size), returns.reshape(size)
         minibatch = size // cfg.num_minibatches
         epochs = cfg.imitation_epochs if imitation else cfg.update_epochs
@@ -541,7 +586,11 @@ class Learner:
                 v_loss = 0.5 * ((value - returns[idx]) ** 2).mean()
                 entropy = -(logp.exp() * logp).sum(dim=1).mean()
                 if imitation:
-                    pg_loss = nn.functional.cross_entropy(logits, labels[idx])
+                    if targets is not None:  # soft targets: 0 wherever the mask is
+                        p = targets[idx]
+                        pg_loss = -th.where(p > 0, p * logp, 0.0).sum(dim=1).mean()
+                    else:
+                        pg_loss = nn.functional.cross_entropy(logits, labels[idx])
                     stats["imitation_accuracy"] = float(
                         (logits.argmax(1) == labels[idx]).float().mean()
                     )
@@ -706,7 +755,7 @@ def restore(learner: Learner, saved: dict[str, Any]) -> None:
     th.set_rng_state(saved["rng"]["torch"])
 
 
-INERT_FIELDS = ("eval_processes", "progress")
+INERT_FIELDS = ("eval_processes", "progress", "teacher_processes")
 """Config fields that cannot change a run's results: they may differ when it is resumed."""
 
 
@@ -775,7 +824,14 @@ def train(cfg: Config, run: Run, saved: dict[str, Any] | None) -> None:
     pool = Pool(cfg, run.spec())
     batch = make_table(cfg, pool)
     learner = Learner(cfg, run, pool, batch)
-    learner.teacher = batch_agent(cfg.imitation_teacher)
+    if cfg.imitation_targets == "values":
+        from agents.teacher import SearchTeacher
+
+        learner.teacher = SearchTeacher(
+            cfg.imitation_teacher, cfg.imitation_temperature, cfg.teacher_processes
+        )
+    else:
+        learner.teacher = batch_agent(cfg.imitation_teacher)
     learner.teacher_rng = policy_rng(cfg.seed + 17, cfg.num_envs)
     writer = SummaryWriter(str(run.dir / "tb"))
     if saved is None:
@@ -803,6 +859,8 @@ def train(cfg: Config, run: Run, saved: dict[str, Any] | None) -> None:
                 bar.update(per_rollout)
                 bar.set_postfix(imitation=f"{stats['imitation_accuracy']:.2f}")
             if run.imitated >= cfg.imitation_samples:
+                if hasattr(learner.teacher, "close"):
+                    learner.teacher.close()  # its worker processes, before the evaluation's
                 pool.add(learner.net.to_numpy())
                 evaluate_now(learner, "imitation", writer)
             run.seconds += time.perf_counter() - started
@@ -833,6 +891,8 @@ def train(cfg: Config, run: Run, saved: dict[str, Any] | None) -> None:
             save_resume_point(learner)
             stop_if_interrupted()
     finally:
+        if hasattr(learner.teacher, "close"):
+            learner.teacher.close()
         if bar is not None:
             bar.close()
         writer.close()

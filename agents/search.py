@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import random
 import time as _time
+from collections.abc import Sequence
 
 from agents.heuristic import choose
 from agents.sampler import sample_world
@@ -80,9 +81,22 @@ def heuristic_step(game: Game, rng: random.Random) -> Action:
     return choose(Position.of_game(game), legal)
 
 
+def best_index(legal: Sequence[Action], values: Sequence[float]) -> int:
+    """The index of the action of highest value; ties go to the heavier tile, then the lower
+    action id (a draw or pass counts as the lightest)."""
+    return max(
+        range(len(legal)),
+        key=lambda i: (
+            values[i],
+            PIPS[TILE_OF[legal[i]]] if legal[i].is_placement else -1,
+            -legal[i],
+        ),
+    )
+
+
 class ValueSearch:
-    """An agent that values every legal action (:meth:`evaluate`) and plays the best: ties go
-    to the heavier tile, then the lower action id. A forced action is played at once."""
+    """An agent that values every legal action (:meth:`evaluate`) and plays the best
+    (:func:`best_index`). A forced action is played at once."""
 
     def evaluate(self, view: PlayerView, rng: random.Random) -> list[float]:
         """Each legal action's value (same order as ``view.legal_actions``)."""
@@ -93,16 +107,7 @@ class ValueSearch:
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
-        totals = self.evaluate(view, rng)
-        best = max(
-            range(len(legal)),
-            key=lambda i: (
-                totals[i],
-                PIPS[TILE_OF[legal[i]]] if legal[i].is_placement else -1,
-                -legal[i],
-            ),
-        )
-        return legal[best]
+        return legal[best_index(legal, self.evaluate(view, rng))]
 
 
 class SearchAgent(ValueSearch):

@@ -152,6 +152,11 @@ def test_a_different_config_for_a_run_is_refused(tmp_path: Path) -> None:
         (["--seed", str(2**32)], "seed"),
         (["--learning_rate", "inf"], "'learning_rate' must be a finite number"),
         (["--gamma", "nan"], "'gamma' must be a finite number"),
+        (["--imitation_targets", "labels"], "imitation_targets"),
+        (["--imitation_targets", "values"], "a teacher of values must be batchsearch"),
+        (["--imitation_temperature", "0"], "imitation_temperature"),
+        (["--teacher_processes", "0"], "teacher_processes"),
+        (["--total_timesteps", "0", "--imitation_samples", "0"], "something must train"),
     ],
 )
 def test_bad_config_fails_before_training(tmp_path: Path, args: list[str], message: str) -> None:
@@ -178,6 +183,24 @@ def test_bad_yaml_is_one_line(tmp_path: Path, text: str, message: str) -> None:
     proc = run_train("--config", str(bad), runs=tmp_path / "runs", timeout=60)
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2 and len(lines) == 1 and message in lines[0], proc.stderr
+
+
+def test_a_warm_start_on_search_values_alone_trains_and_reports(tmp_path: Path) -> None:
+    # the teacher's values over 2 worker processes, no PPO after the warm start
+    proc = run_train(
+        "--config", "configs/smoke.yaml", "--imitation_teacher", "batchsearch:worlds=2",
+        "--imitation_targets", "values", "--teacher_processes", "2", "--total_timesteps", "0",
+        "--final_eval_matches", "2", runs=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads((tmp_path / "smoke" / "report.json").read_text())
+    assert report["steps"] == {"imitation": 1024, "ppo": 0}
+    assert [(h["step"], h["phase"]) for h in report["history"]] == [
+        (0, "untrained"),
+        (1024, "imitation"),
+    ]
+    assert report["selection"]["kept"].startswith("final weights")
+    assert set(report["final_eval"]) == {"random", "greedy"}
 
 
 def test_self_play_without_baselines_runs(tmp_path: Path) -> None:

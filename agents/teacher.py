@@ -1,0 +1,162 @@
+"""A search agent as a teacher: its value of every legal action, in many positions at once,
+turned into training targets, optionally over worker processes.
+
+A network imitating a search agent learns more from the search's *values* than from its choice
+alone: the choice says which action won, the values say by how much each lost. A
+:class:`SearchTeacher` asks a value search (``search`` with a fixed ``sims``, or
+``batchsearch``) to value every legal action of the seat to act in each listed game of a
+:class:`~allfives_env.vector.engine.VectorGame`, from that seat's view, and gives back
+
+- the search's choice (what :meth:`agents.search.ValueSearch.act` plays: the best value, the
+  heavier tile on a tie, then the lower action id), and
+- a target distribution over the action ids: ``softmax(mean value / temperature)`` over the legal
+  actions, 0 elsewhere. Values are in points (the search's worth of a rollout: the side's gain
+  minus the others' mean gain, ± the win bonus), so ``temperature`` is in points too.
+
+Game ``i`` is valued with a ``random.Random`` seeded from ``rng[i]``'s next 64 bits (as
+:class:`~allfives_env.vector.agents.ViewAgent` does), so the targets depend on the seed alone,
+never on the number of processes. A position with one legal action is not searched: its target
+is that action.
+
+Worker processes are started with ``spawn`` (each makes its own agent once; Ctrl-C is left to
+the parent) and stopped by :meth:`SearchTeacher.close` (or ``with``).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import random
+import signal
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from agents.batch_search import BatchSearchAgent
+from agents.registry import make_agent
+from agents.search import SearchAgent, ValueSearch, best_index
+from allfives_env.core.view import PlayerView
+
+if TYPE_CHECKING:
+    from allfives_env.vector.engine import VectorGame
+
+_AGENT: ValueSearch | None = None
+"""The worker process's agent (set by :func:`_start`)."""
+
+
+def value_agent(spec: str) -> tuple[ValueSearch, int]:
+    """The value search named by ``spec`` and how many rollouts its values sum per action.
+
+    Raises:
+        ValueError: for a spec that is not ``search`` (without a time budget) or
+            ``batchsearch``, or that the registry refuses.
+    """
+    agent = make_agent(spec)
+    if isinstance(agent, BatchSearchAgent):
+        return agent, agent.worlds
+    if isinstance(agent, SearchAgent) and agent.time is None:
+        return agent, agent.sims
+    raise ValueError(
+        f"a teacher of values must be batchsearch or search without a time budget, not {spec!r}"
+    )
+
+
+def _start(spec: str) -> None:
+    global _AGENT
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _AGENT = value_agent(spec)[0]
+
+
+def _values(jobs: list[tuple[PlayerView, int]]) -> list[list[float]]:
+    assert _AGENT is not None
+    return [_AGENT.evaluate(view, random.Random(seed)) for view, seed in jobs]
+
+
+def soft_targets(values: Sequence[float], temperature: float) -> np.ndarray:
+    """``softmax(values / temperature)`` (float64, summing to 1)."""
+    z = np.asarray(values, np.float64) / temperature
+    e = np.exp(z - z.max())
+    return e / e.sum()  # type: ignore[no-any-return]
+
+
+class SearchTeacher:
+    """A value search asked about many positions (see the module docstring).
+
+    Args:
+        spec: the search (``batchsearch:worlds=64``, ``search:sims=100``...).
+        temperature: of the target distribution, in points (> 0).
+        processes: worker processes valuing positions (1: in this process).
+
+    Raises:
+        ValueError: for a spec that is not a value search, a temperature that is not positive,
+            or fewer than 1 process.
+    """
+
+    def __init__(self, spec: str, temperature: float = 2.0, processes: int = 1):
+        if not temperature > 0:
+            raise ValueError(f"temperature must be positive, not {temperature!r}")
+        if type(processes) is not int or processes < 1:
+            raise ValueError(f"processes must be an int of at least 1, not {processes!r}")
+        self.spec = spec
+        self.agent, self.rounds = value_agent(spec)
+        self.temperature = float(temperature)
+        self.processes = processes
+        self._pool: ProcessPoolExecutor | None = None
+
+    def _pool_now(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                self.processes,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_start,
+                initargs=(self.spec,),
+            )
+        return self._pool
+
+    def values(self, views: Sequence[PlayerView], seeds: Sequence[int]) -> list[list[float]]:
+        """Each view's mean value of each legal action (order of ``view.legal_actions``); a
+        view with one legal action gets ``[0.0]`` unsearched."""
+        out: list[list[float]] = [[0.0] for _ in views]
+        jobs = [(k, (v, s)) for k, (v, s) in enumerate(zip(views, seeds, strict=True))]
+        jobs = [j for j in jobs if len(j[1][0].legal_actions) > 1]
+        if self.processes == 1 or len(jobs) < 2:
+            global _AGENT
+            _AGENT = self.agent
+            results = _values([j for _, j in jobs])
+        else:
+            chunks = np.array_split(np.arange(len(jobs)), min(self.processes * 4, len(jobs)))
+            parts = self._pool_now().map(_values, [[jobs[i][1] for i in c] for c in chunks])
+            results = [r for part in parts for r in part]
+        for (k, _), totals in zip(jobs, results, strict=True):
+            out[k] = [t / self.rounds for t in totals]
+        return out
+
+    def targets(self, vg: VectorGame, games: np.ndarray, rng: np.ndarray) -> tuple[Any, Any]:
+        """The search's choice (action ids, int64) and target distribution (float32, one row
+        of ``vg.encoding.num_actions`` per game) for the seat to act in each of ``games``."""
+        from allfives_env.vector.agents import draw_bits
+
+        seeds = [int(s) for s in draw_bits(rng, games)]
+        views = [vg.view(int(i)) for i in games]
+        enc = vg.encoding
+        choice = np.empty(len(games), np.int64)
+        probs = np.zeros((len(games), enc.num_actions), np.float32)
+        for k, (view, values) in enumerate(zip(views, self.values(views, seeds), strict=True)):
+            legal = view.legal_actions
+            ids = [enc.to_env[a] for a in legal]
+            choice[k] = ids[best_index(legal, values)]
+            probs[k, ids] = soft_targets(values, self.temperature)
+        return choice, probs
+
+    def close(self) -> None:
+        """Stop the worker processes (if any were started)."""
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self) -> SearchTeacher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
