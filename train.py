@@ -469,6 +469,13 @@ class Learner:
         self.teacher: Any = None
         self.teacher_rng: Any = None
 
+    def close_teacher(self) -> None:
+        """Stop the teacher's worker processes, if it has any (it restarts them if asked
+        again)."""
+        close = getattr(self.teacher, "close", None)
+        if close is not None:
+            close()
+
     def state_now(self) -> tuple[Any, Any]:
         """The learner's observations and masks in every game now."""
         import torch as th
@@ -859,8 +866,7 @@ def train(cfg: Config, run: Run, saved: dict[str, Any] | None) -> None:
                 bar.update(per_rollout)
                 bar.set_postfix(imitation=f"{stats['imitation_accuracy']:.2f}")
             if run.imitated >= cfg.imitation_samples:
-                if hasattr(learner.teacher, "close"):
-                    learner.teacher.close()  # its worker processes, before the evaluation's
+                learner.close_teacher()  # its worker processes, before the evaluation's
                 pool.add(learner.net.to_numpy())
                 evaluate_now(learner, "imitation", writer)
             run.seconds += time.perf_counter() - started
@@ -891,8 +897,7 @@ def train(cfg: Config, run: Run, saved: dict[str, Any] | None) -> None:
             save_resume_point(learner)
             stop_if_interrupted()
     finally:
-        if hasattr(learner.teacher, "close"):
-            learner.teacher.close()
+        learner.close_teacher()
         if bar is not None:
             bar.close()
         writer.close()
