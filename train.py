@@ -194,6 +194,8 @@ class Config:
     imitation_temperature); the teacher must be batchsearch, or search without a time budget)."""
     imitation_temperature: float = 2.0
     """Temperature of the ``values`` targets, in points."""
+    imitation_anneal_lr: bool = False
+    """Anneal the learning rate linearly to 0 over the warm start (else it stays constant)."""
     teacher_processes: int = 1
     """Worker processes valuing positions for a ``values`` teacher (results do not depend on it)."""
     pool_size: int = 8
@@ -858,6 +860,9 @@ def train(cfg: Config, run: Run, saved: dict[str, Any] | None) -> None:
     started = time.perf_counter()
     try:
         while run.imitated < cfg.imitation_samples:  # 4. the warm start
+            if cfg.imitation_anneal_lr:
+                frac = 1.0 - run.imitated / cfg.imitation_samples
+                learner.optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
             info = learner.collect(imitation=True)
             stats = learner.update(imitation=True)
             run.imitated += per_rollout

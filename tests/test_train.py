@@ -190,14 +190,21 @@ def test_a_warm_start_on_search_values_alone_trains_and_reports(tmp_path: Path) 
     proc = run_train(
         "--config", "configs/smoke.yaml", "--imitation_teacher", "batchsearch:worlds=2",
         "--imitation_targets", "values", "--teacher_processes", "2", "--total_timesteps", "0",
-        "--final_eval_matches", "2", runs=tmp_path,
+        "--final_eval_matches", "2", "--imitation_samples", "2048", "--imitation_anneal_lr",
+        runs=tmp_path,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
+    import torch as th
+
+    with zipfile.ZipFile(tmp_path / "smoke" / "resume.zip") as z:
+        trainer = th.load(io.BytesIO(z.read("trainer.pt")), weights_only=False)
+    # annealed: the last of the four rollouts (16 games × 32 steps) trained at a quarter of the rate
+    assert trainer["optimizer"]["param_groups"][0]["lr"] == pytest.approx(2.5e-4 / 4)
     report = json.loads((tmp_path / "smoke" / "report.json").read_text())
-    assert report["steps"] == {"imitation": 1024, "ppo": 0}
+    assert report["steps"] == {"imitation": 2048, "ppo": 0}
     assert [(h["step"], h["phase"]) for h in report["history"]] == [
         (0, "untrained"),
-        (1024, "imitation"),
+        (2048, "imitation"),
     ]
     assert report["selection"]["kept"].startswith("final weights")
     assert set(report["final_eval"]) == {"random", "greedy"}
