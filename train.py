@@ -20,7 +20,9 @@ One readable script, top to bottom (in the manner of CleanRL's ``ppo.py``):
    (``action_features="outlook"``), weighed by the position.
 4. Warm start — imitation of the heuristic: the learner plays (at first mostly the teacher's
    moves), and is trained to pick what the heuristic picks in the positions it meets (its
-   critic learns the returns at the same time).
+   critic learns the returns at the same time). With ``imitation_targets: values`` and a search
+   teacher, it learns the search's value of every legal action instead
+   (:class:`agents.teacher.SearchTeacher`: softmax(value / imitation_temperature)).
 5. PPO — clipped surrogate, GAE, masked actions, snapshots into the pool, periodic evaluation
    with the project's duplicate-deal evaluator, ``best.zip`` (best mean win rate) and
    ``latest.zip``, TensorBoard scalars, a progress bar, and a resume point after every update.
@@ -595,7 +597,7 @@ class Learner:
                 v_loss = 0.5 * ((value - returns[idx]) ** 2).mean()
                 entropy = -(logp.exp() * logp).sum(dim=1).mean()
                 if imitation:
-                    if targets is not None:  # soft targets: 0 wherever the mask is
+                    if targets is not None:  # soft targets, 0 on illegal actions (logp -inf there)
                         p = targets[idx]
                         pg_loss = -th.where(p > 0, p * logp, 0.0).sum(dim=1).mean()
                     else:
