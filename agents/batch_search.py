@@ -92,6 +92,10 @@ class BatchSearchAgent(ValueSearch):
     def __repr__(self) -> str:
         return f"BatchSearchAgent(worlds={self.worlds}, rollout={self.rollout!r})"
 
+    def rounds(self) -> int:
+        """``worlds``: each value sums one rollout per world."""
+        return self.worlds
+
     def _engine(self, rules: Rules, rows: int) -> VectorGame:
         """A batch of at least ``rows`` games under ``rules`` (made again when too small)."""
         vg = self._vg

@@ -102,6 +102,11 @@ class ValueSearch:
         """Each legal action's value (same order as ``view.legal_actions``)."""
         raise NotImplementedError
 
+    def rounds(self) -> int | None:
+        """How many rollouts each of :meth:`evaluate`'s values sums; ``None`` where it varies
+        from move to move."""
+        return None
+
     def act(self, view: PlayerView, rng: random.Random) -> Action:
         """The action of highest value."""
         legal = view.legal_actions
@@ -142,6 +147,10 @@ class SearchAgent(ValueSearch):
 
     def __repr__(self) -> str:
         return f"SearchAgent(sims={self.sims}, time={self.time}, rollout={self.rollout!r})"
+
+    def rounds(self) -> int | None:
+        """``sims``, or ``None`` under a time budget (the rounds played then vary)."""
+        return self.sims if self.time is None else None
 
     def evaluate(self, view: PlayerView, rng: random.Random) -> list[float]:
         """Each legal action's summed simulation value (same order as ``view.legal_actions``)."""

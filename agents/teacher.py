@@ -33,9 +33,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agents.batch_search import BatchSearchAgent
 from agents.registry import make_agent
-from agents.search import SearchAgent, ValueSearch, best_index
+from agents.search import ValueSearch, best_index
 from allfives_env.core.view import PlayerView
 
 if TYPE_CHECKING:
@@ -53,10 +52,10 @@ def value_agent(spec: str) -> tuple[ValueSearch, int]:
             ``batchsearch``, or that the registry refuses.
     """
     agent = make_agent(spec)
-    if isinstance(agent, BatchSearchAgent):
-        return agent, agent.worlds
-    if isinstance(agent, SearchAgent) and agent.time is None:
-        return agent, agent.sims
+    if isinstance(agent, ValueSearch):
+        rounds = agent.rounds()
+        if rounds is not None:
+            return agent, rounds
     raise ValueError(
         f"a teacher of values must be batchsearch or search without a time budget, not {spec!r}"
     )
@@ -68,9 +67,15 @@ def _start(spec: str) -> None:
     _AGENT = value_agent(spec)[0]
 
 
+def _evaluate(agent: ValueSearch, jobs: list[tuple[PlayerView, int]]) -> list[list[float]]:
+    """``agent``'s values of each view, with a ``random.Random`` from the view's seed."""
+    return [agent.evaluate(view, random.Random(seed)) for view, seed in jobs]
+
+
 def _values(jobs: list[tuple[PlayerView, int]]) -> list[list[float]]:
+    """:func:`_evaluate` by the worker process's agent."""
     assert _AGENT is not None
-    return [_AGENT.evaluate(view, random.Random(seed)) for view, seed in jobs]
+    return _evaluate(_AGENT, jobs)
 
 
 def soft_targets(values: Sequence[float], temperature: float) -> np.ndarray:
@@ -117,18 +122,18 @@ class SearchTeacher:
     def values(self, views: Sequence[PlayerView], seeds: Sequence[int]) -> list[list[float]]:
         """Each view's mean value of each legal action (order of ``view.legal_actions``); a
         view with one legal action gets ``[0.0]`` unsearched."""
+        if len(views) != len(seeds):
+            raise ValueError(f"{len(views)} views but {len(seeds)} seeds")
         out: list[list[float]] = [[0.0] for _ in views]
-        jobs = [(k, (v, s)) for k, (v, s) in enumerate(zip(views, seeds, strict=True))]
-        jobs = [j for j in jobs if len(j[1][0].legal_actions) > 1]
+        searched = [k for k, view in enumerate(views) if len(view.legal_actions) > 1]
+        jobs = [(views[k], seeds[k]) for k in searched]
         if self.processes == 1 or len(jobs) < 2:
-            global _AGENT
-            _AGENT = self.agent
-            results = _values([j for _, j in jobs])
+            results = _evaluate(self.agent, jobs)
         else:
             chunks = np.array_split(np.arange(len(jobs)), min(self.processes * 4, len(jobs)))
-            parts = self._pool_now().map(_values, [[jobs[i][1] for i in c] for c in chunks])
+            parts = self._pool_now().map(_values, [[jobs[i] for i in c] for c in chunks])
             results = [r for part in parts for r in part]
-        for (k, _), totals in zip(jobs, results, strict=True):
+        for k, totals in zip(searched, results, strict=True):
             out[k] = [t / self.rounds for t in totals]
         return out
 
