@@ -178,6 +178,10 @@ class Config:
     feature_arch: list[int] = field(default_factory=list)
     """Hidden layer sizes of the network each placement's features go through (before its
     last layer, of context_dim)."""
+    tile_features: bool = False
+    """Each placement's features also say what it is: the tile's pips, the pips it leaves open,
+    its slot and that slot's observation entries (the network reads them from the observation
+    and the action id)."""
     critic_state: bool = True
     """The critic reads the full position (every hand, the boneyard) and the learner's seat
     instead of the observation: it only trains (the checkpoint is the actor alone), so it may
@@ -457,7 +461,7 @@ class Learner:
         self.run = run
         self.pool = pool
         self.batch = batch
-        layout = ScorerLayout.of(batch.encoding)
+        layout = ScorerLayout.of(batch.encoding, cfg.tile_features)
         enc = batch.encoding
         privileged = enc.state_size + enc.num_players if cfg.critic_state else 0
         self.net = ScorerNet(

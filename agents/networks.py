@@ -7,6 +7,9 @@ Two kinds, told apart by the ``kind`` entry of the weights file:
   ``action_points``, ``action_replies`` and, where present, ``action_outlook`` entries of its
   action id), through a small network shared by all placements, weighed by a context vector
   the trunk computes: ``logit[a] = φ(f_a) · c(h) + u(h)[a]``. DRAW and PASS get ``u(h)`` alone.
+  With *tile features* (:attr:`ScorerLayout.slots` set), ``f_a`` also says what the placement
+  is: the tile's pips, the pips it leaves open, its slot, and that slot's entries of the
+  observation (all read from the observation and the action id).
   The trained torch module is :class:`agents.policy_net.ScorerNet`; both compute the same
   function (a test compares them).
 * :class:`MlpPolicy` (the default, for checkpoints of allfives 0.1): an MLP on the whole
@@ -26,10 +29,20 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from allfives_env.envs.blocks import OUTLOOK_SIZE
+from allfives_env.envs.blocks import OUTLOOK_SIZE, SLOT_FEATURES
 from allfives_env.envs.spaces import Encoding
 
 FloatArray = npt.NDArray[np.float32]
+
+TILE_PIPS = np.zeros((28, 7), np.float32)
+"""Row ``t``: how many halves of tile ``t`` show each pip value (a double: 2 on one value)."""
+for _t, (_a, _b) in enumerate((a, b) for a in range(7) for b in range(a, 7)):
+    TILE_PIPS[_t, _a] += 1
+    TILE_PIPS[_t, _b] += 1
+TILE_FEATURES = 7 + 7 + SLOT_FEATURES
+"""Tile features per placement, besides the slot's one-hot: the tile's pips (:data:`TILE_PIPS`),
+the pips it leaves open (its pips less the open value of its slot, at least 0: both halves on
+the lead), and the slot's observation entries."""
 
 
 def choose(logits: FloatArray, mask: npt.NDArray[np.int8], u: float | None = None) -> int:
@@ -61,6 +74,9 @@ class ScorerLayout:
         points, replies: the first index of the ``action_points`` and ``action_replies``
             blocks.
         outlook: the first index of ``action_outlook`` (-1 without it).
+        slots: the first index of the ``slots`` block, read by the tile features (-1: no tile
+            features).
+        num_slots: slots S (action ids ``t · S + s``; 0 without tile features).
     """
 
     global_size: int
@@ -69,10 +85,12 @@ class ScorerLayout:
     points: int
     replies: int
     outlook: int
+    slots: int = -1
+    num_slots: int = 0
 
     @classmethod
-    def of(cls, enc: Encoding) -> ScorerLayout:
-        """The layout of ``enc``'s observation.
+    def of(cls, enc: Encoding, tile_features: bool = False) -> ScorerLayout:
+        """The layout of ``enc``'s observation, with or without the tile features.
 
         Raises:
             ValueError: if the observation has no per-action blocks (``action_features``
@@ -87,26 +105,39 @@ class ScorerLayout:
             outlook = enc.block_range("action_outlook")[0]
         except KeyError:
             outlook = -1
-        return cls(points, enc.num_actions - 2, enc.num_actions, points, replies, outlook)
+        placements = enc.num_actions - 2
+        slots, num_slots = -1, 0
+        if tile_features:
+            slots, num_slots = enc.block_range("slots")[0], placements // 28
+        return cls(points, placements, enc.num_actions, points, replies, outlook, slots, num_slots)
 
     @property
     def feature_size(self) -> int:
         """Features per placement."""
-        return 2 + (OUTLOOK_SIZE if self.outlook >= 0 else 0)
+        tile = TILE_FEATURES + self.num_slots if self.slots >= 0 else 0
+        return 2 + (OUTLOOK_SIZE if self.outlook >= 0 else 0) + tile
 
     def to_array(self) -> npt.NDArray[np.int64]:
-        """The layout as six ints (for the weights file)."""
+        """The layout as ints for the weights file: six, and two more with tile features (so
+        that the files of networks without them read as before)."""
+        tile = [self.slots, self.num_slots] if self.slots >= 0 else []
         return np.array(
             [self.global_size, self.placements, self.num_actions, self.points, self.replies,
-             self.outlook],
+             self.outlook, *tile],
             np.int64,
         )  # fmt: skip
 
     @classmethod
     def from_array(cls, a: Any) -> ScorerLayout:
         """Read :meth:`to_array`."""
-        g, p, n, pts, rep, out = (int(x) for x in a)
-        return cls(g, p, n, pts, rep, out)
+        return cls(*(int(x) for x in a))
+
+    def tile_constants(self) -> tuple[FloatArray, FloatArray]:
+        """(placements, 7) each placement's :data:`TILE_PIPS` row and (placements, S) its
+        slot's one-hot."""
+        s = self.num_slots
+        ids = np.arange(self.placements)
+        return TILE_PIPS[ids // s], np.eye(s, dtype=np.float32)[ids % s]
 
     def features(self, x: FloatArray) -> FloatArray:
         """(…, placements, feature_size): each placement's features, from observations."""
@@ -118,6 +149,18 @@ class ScorerLayout:
         if self.outlook >= 0:
             block = x[..., self.outlook : self.outlook + p * OUTLOOK_SIZE]
             parts.append(block.reshape(*x.shape[:-1], p, OUTLOOK_SIZE))
+        if self.slots >= 0:
+            pips, slot_hot = self.tile_constants()
+            block = x[..., self.slots : self.slots + self.num_slots * SLOT_FEATURES]
+            per_slot = block.reshape(*x.shape[:-1], self.num_slots, SLOT_FEATURES)
+            slot = per_slot[..., np.arange(p) % self.num_slots, :]
+            tile = np.broadcast_to(pips, (*slot.shape[:-1], 7))
+            parts += [
+                tile,
+                np.maximum(tile - slot[..., 1:8], 0),
+                np.broadcast_to(slot_hot, (*slot.shape[:-1], self.num_slots)),
+                slot,
+            ]
         out: FloatArray = np.concatenate(parts, axis=-1)
         return out
 

@@ -5,7 +5,10 @@ plays the checkpoints): a tanh trunk on the global observation gives ``h``; each
 features ``f_a`` go through a small ReLU network shared by every placement, ``φ(f_a)``;
 the trunk gives a context ``c(h)`` and a per-action-id term ``u(h)``; ``logit[a] = φ(f_a)·c(h)
 + u(h)[a]`` (DRAW and PASS: ``u`` alone). The learner so weighs each placement's public
-outlook by what the position calls for, with one set of weights for all placements.
+outlook by what the position calls for, with one set of weights for all placements. With tile
+features (the layout's ``slots`` set), ``f_a`` ends with the tile's pips, the pips it leaves
+open, the slot's one-hot and the slot's observation entries, in
+:meth:`~agents.networks.ScorerLayout.features`' order.
 
 The critic is a separate tanh MLP on the global observation, or, when the trainer gives it
 ``privileged`` entries, on those instead (the full position, every hand included, and the
@@ -22,7 +25,7 @@ import torch as th
 from torch import nn
 
 from agents.networks import ScorerLayout, ScorerPolicy
-from allfives_env.envs.blocks import OUTLOOK_SIZE
+from allfives_env.envs.blocks import OUTLOOK_SIZE, SLOT_FEATURES
 
 
 def _mlp(sizes: list[int]) -> nn.Sequential:
@@ -75,6 +78,10 @@ class ScorerNet(nn.Module):
         self.action = _linear(actor[-1], layout.num_actions, 0.01)
         self.privileged = privileged
         self.critic = nn.Sequential(_mlp([privileged or g, *critic]), _linear(critic[-1], 1, 1.0))
+        self.tile_pips = self.slot_hot = th.zeros(0)
+        if layout.slots >= 0:
+            pips, slot_hot = layout.tile_constants()
+            self.tile_pips, self.slot_hot = th.from_numpy(pips), th.from_numpy(slot_hot)
 
     def _columns(self, a: th.Tensor) -> th.Tensor:
         """(M, feature_size) the observation columns of placements ``a``'s features."""
@@ -83,7 +90,23 @@ class ScorerNet(nn.Module):
         if lay.outlook >= 0:
             base = lay.outlook + a * OUTLOOK_SIZE
             cols += [base + j for j in range(OUTLOOK_SIZE)]
+        if lay.slots >= 0:
+            base = lay.slots + (a % lay.num_slots) * SLOT_FEATURES
+            cols += [base + j for j in range(SLOT_FEATURES)]
         return th.stack(cols, dim=1)
+
+    def _features(self, x: th.Tensor, b: th.Tensor, a: th.Tensor) -> th.Tensor:
+        """(M, feature_size) the features of placement ``a[i]`` in observation ``b[i]``, in
+        :meth:`ScorerLayout.features`' order."""
+        f = x[b.unsqueeze(1), self._columns(a)]
+        lay = self.layout
+        if lay.slots < 0:
+            return f
+        head = f.shape[1] - SLOT_FEATURES
+        slot = f[:, head:]
+        pips = self.tile_pips[a]
+        opened = th.relu(pips - slot[:, 1:8])
+        return th.cat([f[:, :head], pips, opened, self.slot_hot[a], slot], dim=1)
 
     def logits(self, x: th.Tensor, mask: th.Tensor) -> th.Tensor:
         """(B, num_actions) action logits, ``-1e9`` where ``mask`` (bool) is False.
@@ -96,8 +119,7 @@ class ScorerNet(nn.Module):
         c = self.context(h)
         u = self.action(h)
         b, a = mask[:, : lay.placements].nonzero(as_tuple=True)
-        f = x[b.unsqueeze(1), self._columns(a)]
-        phi = f
+        phi = self._features(x, b, a)
         for layer in self.feature:
             phi = th.relu(layer(phi))
         scores = (phi * c[b]).sum(dim=1)

@@ -303,9 +303,16 @@ def test_a_time_budget_stops_the_search() -> None:
     assert action in view.legal_actions
 
 
-@pytest.mark.parametrize("feature", [(), (16,)])
-def test_the_numpy_scorer_computes_what_the_torch_network_does(feature: tuple[int, ...]) -> None:
-    """Checkpoints play the network in NumPy: its legal logits equal the trained module's."""
+@pytest.mark.parametrize(
+    ("feature", "tile", "preset"),
+    [((), False, "five_up"), ((16,), False, "five_up"), ((16,), True, "five_up"),
+     ((), True, "pagat")],
+)  # fmt: skip
+def test_the_numpy_scorer_computes_what_the_torch_network_does(
+    feature: tuple[int, ...], tile: bool, preset: str
+) -> None:
+    """Checkpoints play the network in NumPy: its legal logits equal the trained module's,
+    with and without the tile features, on 4 slots and 16."""
     pytest.importorskip("torch")
     import numpy as np
     import torch as th
@@ -314,16 +321,64 @@ def test_the_numpy_scorer_computes_what_the_torch_network_does(feature: tuple[in
     from agents.policy_net import ScorerNet
     from allfives_env.vector import VectorGame
 
-    vg = VectorGame(Rules.preset("five_up", 4), 32, action_features="outlook")
+    vg = VectorGame(Rules.preset(preset, 4), 32, action_features="outlook")
     vg.reset(seeds=2)
     for _ in range(9):
         vg.step(vg.greedy_actions())
         vg.reset_games(np.flatnonzero(vg.done))
     obs, masks = vg.observe().copy(), vg.masks() > 0
     th.manual_seed(0)
-    net = ScorerNet(ScorerLayout.of(vg.encoding), [32, 32], [16], 8, 0, feature)
+    layout = ScorerLayout.of(vg.encoding, tile)
+    assert (layout.slots >= 0) == tile
+    net = ScorerNet(layout, [32, 32], [16], 8, 0, feature)
     with th.no_grad():
         want = net.logits(th.from_numpy(obs), th.from_numpy(masks)).numpy()
     got = policy_from_npz(net.to_numpy().to_npz()).logits(obs)
     assert np.allclose(got[masks], want[masks], atol=1e-5)
     assert (want[~masks] == -1e9).all()
+
+
+@pytest.mark.parametrize("preset", ["pagat", "five_up"])
+def test_tile_features_say_which_tile_goes_where(preset: str) -> None:
+    """Each legal placement's tile features: the tile's pips, the pips it leaves open on its
+    slot (what the layout shows there once it is placed; both halves on the lead), the slot,
+    and that slot's observation entries."""
+    import numpy as np
+
+    from agents.networks import TILE_PIPS, ScorerLayout
+    from allfives_env.core.actions import Action
+    from allfives_env.envs.blocks import SLOT_FEATURES
+    from allfives_env.envs.spaces import Encoding
+
+    rules = Rules.preset(preset, 2)
+    enc = Encoding(rules, "outlook")
+    layout = ScorerLayout.of(enc, tile_features=True)
+    s = layout.num_slots
+    assert s == rules.num_slots and layout.feature_size == 2 + 12 + 7 + 7 + s + SLOT_FEATURES
+    checked = leads = 0
+    for seed in range(4):
+        for game in positions(preset, 2, seed, 80):
+            if game.current_player is None:
+                continue
+            view = game.view(game.current_player)
+            x = enc.observe_view(view)
+            feats = layout.features(x)
+            for a in view.legal_actions:
+                tile, slot = Action(a).tile, Action(a).slot
+                if tile is None or slot is None:
+                    continue
+                f = feats[enc.to_env[a]][-(7 + 7 + s + SLOT_FEATURES) :]
+                pips, opened, hot, entries = np.split(f, [7, 14, 14 + s])
+                assert (pips == TILE_PIPS[tile]).all()
+                assert (hot == np.eye(s)[slot]).all()
+                start = layout.slots + slot * SLOT_FEATURES
+                assert (entries == x[start : start + SLOT_FEATURES]).all()
+                if view.layout.is_empty:
+                    leads += 1
+                    assert (opened == TILE_PIPS[tile]).all()
+                else:
+                    after = view.layout.clone()
+                    after.place(tile, slot)
+                    assert (opened == np.eye(7)[after.value[slot]]).all()
+                checked += 1
+    assert checked >= 200 and leads > 0
