@@ -29,16 +29,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from allfives_env.core.tiles import HIGH, LOW
 from allfives_env.envs.blocks import OUTLOOK_SIZE, SLOT_FEATURES
 from allfives_env.envs.spaces import Encoding
 
 FloatArray = npt.NDArray[np.float32]
 
-TILE_PIPS = np.zeros((28, 7), np.float32)
+TILE_PIPS: FloatArray = np.eye(7, dtype=np.float32)[LOW] + np.eye(7, dtype=np.float32)[HIGH]
 """Row ``t``: how many halves of tile ``t`` show each pip value (a double: 2 on one value)."""
-for _t, (_a, _b) in enumerate((a, b) for a in range(7) for b in range(a, 7)):
-    TILE_PIPS[_t, _a] += 1
-    TILE_PIPS[_t, _b] += 1
 TILE_FEATURES = 7 + 7 + SLOT_FEATURES
 """Tile features per placement, besides the slot's one-hot: the tile's pips (:data:`TILE_PIPS`),
 the pips it leaves open (its pips less the open value of its slot, at least 0: both halves on

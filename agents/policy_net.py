@@ -84,7 +84,8 @@ class ScorerNet(nn.Module):
             self.tile_pips, self.slot_hot = th.from_numpy(pips), th.from_numpy(slot_hot)
 
     def _columns(self, a: th.Tensor) -> th.Tensor:
-        """(M, feature_size) the observation columns of placements ``a``'s features."""
+        """(M, columns) the observation columns read for placements ``a``'s features (with
+        tile features, the slot's entries last; :meth:`_features` derives the rest)."""
         lay = self.layout
         cols = [lay.points + a, lay.replies + a]
         if lay.outlook >= 0:
