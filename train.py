@@ -189,7 +189,12 @@ class Config:
     imitation_samples: int = 500_000
     """Learner steps of the warm start (imitation of imitation_teacher); 0: none."""
     imitation_epochs: int = 2
-    """Passes over each rollout in the warm start."""
+    """Passes over each rollout in the warm start (over it and the replayed ones, with
+    imitation_replay)."""
+    imitation_replay: int = 0
+    """Earlier warm-start rollouts kept and learned from again with each new one: each
+    position's teacher targets are reused in imitation_replay + 1 updates (the teacher is what
+    costs). 0: each rollout is learned from once. PPO never replays (it learns on-policy)."""
     imitation_teacher: str = "heuristic"
     """The agent imitated in the warm start."""
     teacher_prob: float = 0.5
@@ -266,7 +271,9 @@ class Config:
                 "torch_threads", "engine_threads", "context_dim", "imitation_epochs",
                 "teacher_processes",
             ),
-            at_least_0=("final_eval_matches", "imitation_samples", "total_timesteps"),
+            at_least_0=(
+                "final_eval_matches", "imitation_samples", "total_timesteps", "imitation_replay",
+            ),
             unit=("baseline_prob", "latest_prob", "gae_lambda", "gamma", "teacher_prob"),
             positive=(
                 "learning_rate", "clip_coef", "max_grad_norm", "imitation_temperature",
@@ -448,6 +455,56 @@ def new_rollout(cfg: Config, obs_size: int, privileged: int, num_actions: int) -
     )
 
 
+@dataclass
+class Replayed:
+    """What the warm start learns from in one rollout, flattened to (num_steps * num_envs,
+    …): kept to be learned from again (``imitation_replay``)."""
+
+    obs: Any
+    privileged: Any
+    masks: Any
+    labels: Any
+    targets: Any
+    """The teacher's target distributions, or ``None`` when it imitates choices."""
+    returns: Any
+    """The critic's targets, as computed when the rollout was played."""
+
+    def copy(self) -> Replayed:
+        """A copy that owns its tensors (the rollout's are overwritten by the next one)."""
+        t = None if self.targets is None else self.targets.clone()
+        o, p, m, lab = (x.clone() for x in (self.obs, self.privileged, self.masks, self.labels))
+        return Replayed(o, p, m, lab, t, self.returns.clone())
+
+    @staticmethod
+    def join(parts: list[Replayed]) -> tuple[Any, Any, Any, Any, Any, Any]:
+        """The rollouts' tensors end to end: obs, privileged, masks, labels, targets,
+        returns."""
+        import torch as th
+
+        t = None if parts[0].targets is None else th.cat([p.targets for p in parts])
+        cat = [th.cat([getattr(p, k) for p in parts]) for k in ("obs", "privileged", "masks")]
+        labels = th.cat([p.labels for p in parts])
+        return cat[0], cat[1], cat[2], labels, t, th.cat([p.returns for p in parts])
+
+    def to_numpy(self) -> dict[str, Any]:
+        """Its arrays, to save in a resume point."""
+        out = {k: getattr(self, k).numpy() for k in ("obs", "privileged", "masks", "labels")}
+        out["returns"] = self.returns.numpy()
+        if self.targets is not None:
+            out["targets"] = self.targets.numpy()
+        return out
+
+    @staticmethod
+    def from_numpy(data: dict[str, Any]) -> Replayed:
+        """What :meth:`to_numpy` saved."""
+        import torch as th
+
+        t = data.get("targets")
+        o, p, m, lab = (th.from_numpy(data[k]) for k in ("obs", "privileged", "masks", "labels"))
+        r = th.from_numpy(data["returns"])
+        return Replayed(o, p, m, lab, None if t is None else th.from_numpy(t), r)
+
+
 class Learner:
     """The network, its optimizer, and the table it plays at."""
 
@@ -476,6 +533,8 @@ class Learner:
         self.rollout = new_rollout(cfg, enc.obs_size, privileged, enc.num_actions)
         self.teacher: Any = None
         self.teacher_rng: Any = None
+        self.replay: list[Replayed] = []
+        """The last ``imitation_replay`` warm-start rollouts, newest first."""
 
     def close_teacher(self) -> None:
         """Stop the teacher's worker processes, if it has any (it restarts them if asked
@@ -573,7 +632,8 @@ class Learner:
     def update(self, imitation: bool) -> dict[str, float]:
         """PPO's clipped update (or, with ``imitation``, cross-entropy on the teacher's
         labels or target distributions) and the critic's regression, over ``update_epochs``
-        epochs (``imitation_epochs`` in the warm start)."""
+        epochs (``imitation_epochs`` in the warm start). The warm start also learns from the
+        last ``imitation_replay`` rollouts again (:attr:`replay`), then keeps this one there."""
         import torch as th
         from torch import nn
 
@@ -589,6 +649,11 @@ class Learner:
         targets = ro.targets.reshape(size, -1) if soft else None
         logprobs, adv, returns = ro.logprobs.reshape(size), adv.reshape(size), returns.reshape(size)
         minibatch = size // cfg.num_minibatches
+        if imitation and cfg.imitation_replay > 0:
+            now = Replayed(obs, privileged, masks, labels, targets, returns)
+            obs, privileged, masks, labels, targets, returns = Replayed.join([now, *self.replay])
+            self.replay = [now.copy(), *self.replay][: cfg.imitation_replay]
+            size = obs.shape[0]
         epochs = cfg.imitation_epochs if imitation else cfg.update_epochs
         stats: dict[str, float] = {}
         for _ in range(epochs):
@@ -727,6 +792,7 @@ def save_resume_point(learner: Learner) -> None:
         "pool": [p.to_npz() for p in learner.pool.snapshots],
         "table": table,
         "teacher_rng": learner.teacher_rng,
+        "replay": [r.to_numpy() for r in learner.replay],
         "rng": {
             "python": random.getstate(),
             "numpy": np.random.get_state(),
@@ -757,6 +823,7 @@ def restore(learner: Learner, saved: dict[str, Any]) -> None:
     learner.batch = pickle.loads(saved["table"])
     learner.batch.set_lineup(pool.agents, pool.pick)
     learner.teacher_rng = saved["teacher_rng"]
+    learner.replay = [Replayed.from_numpy(r) for r in saved.get("replay", [])]
     run.step = saved["num_timesteps"]
     run.imitated = saved["imitated"]
     run.history = saved["history"]
@@ -877,6 +944,7 @@ def train(cfg: Config, run: Run, saved: dict[str, Any] | None) -> None:
                 bar.update(per_rollout)
                 bar.set_postfix(imitation=f"{stats['imitation_accuracy']:.2f}")
             if run.imitated >= cfg.imitation_samples:
+                learner.replay = []  # PPO learns on-policy
                 learner.close_teacher()  # its worker processes, before the evaluation's
                 pool.add(learner.net.to_numpy())
                 evaluate_now(learner, "imitation", writer)

@@ -99,7 +99,7 @@ def test_smoke_config_trains_evaluates_and_reports(tmp_path: Path) -> None:
 def test_an_interrupted_run_resumes_to_the_same_result(tmp_path: Path) -> None:
     args = [
         "--config", "configs/smoke.yaml", "--total_timesteps", "3072", "--num_envs", "4",
-        "--eval_every", "100000", "--final_eval_matches", "2",
+        "--eval_every", "100000", "--final_eval_matches", "2", "--imitation_replay", "2",
     ]  # fmt: skip
     straight = run_train(*args, "--name", "straight", runs=tmp_path)
     assert straight.returncode == 0, straight.stderr
@@ -156,6 +156,7 @@ def test_a_different_config_for_a_run_is_refused(tmp_path: Path) -> None:
         (["--imitation_targets", "values"], "a teacher of values must be batchsearch"),
         (["--imitation_temperature", "0"], "imitation_temperature"),
         (["--teacher_processes", "0"], "teacher_processes"),
+        (["--imitation_replay", "-1"], "imitation_replay"),
         (["--total_timesteps", "0", "--imitation_samples", "0"], "something must train"),
     ],
 )
@@ -208,6 +209,46 @@ def test_a_warm_start_on_search_values_alone_trains_and_reports(tmp_path: Path) 
     ]
     assert report["selection"]["kept"].startswith("final weights")
     assert set(report["final_eval"]) == {"random", "greedy"}
+
+
+def test_the_warm_start_learns_from_replayed_rollouts_again(tmp_path: Path) -> None:
+    import torch as th
+
+    sys.path.insert(0, str(ROOT))
+    import train
+    from allfives_env.vector.agents import batch_agent
+    from allfives_env.vector.engine import policy_rng
+
+    def learner(replay: int) -> train.Learner:
+        cfg = train.Config(
+            num_envs=4, num_steps=8, num_minibatches=2, imitation_epochs=1, actor_arch=[16],
+            critic_arch=[16], context_dim=4, baselines=["random"], imitation_replay=replay,
+        )  # fmt: skip
+        train.seed_everything(cfg)
+        run = train.Run(cfg, tmp_path)
+        pool = train.Pool(cfg, run.spec())
+        one = train.Learner(cfg, run, pool, train.make_table(cfg, pool))
+        one.batch.reset(cfg.seed)
+        one.teacher, one.teacher_rng = batch_agent("greedy"), policy_rng(1, cfg.num_envs)
+        return one
+
+    plain, replaying = learner(0), learner(2)
+    seen = []
+    for _ in range(4):
+        for one in (plain, replaying):
+            one.collect(imitation=True)
+            one.update(imitation=True)
+        seen.append(replaying.rollout.obs.reshape(32, -1).clone())
+        assert plain.replay == []
+    # the last two rollouts, newest first, kept as they were played (not the reused buffer)
+    assert len(replaying.replay) == 2
+    assert th.equal(replaying.replay[0].obs, seen[3]) and th.equal(replaying.replay[1].obs, seen[2])
+
+    # minibatches of a rollout's 32 / 2 positions: 2 a rollout, or 2, 4, 6, 6 with 2 replayed
+    def steps(one: train.Learner) -> int:
+        return int(one.optimizer.state[next(one.net.parameters())]["step"])
+
+    assert (steps(plain), steps(replaying)) == (8, 18)
 
 
 def test_self_play_without_baselines_runs(tmp_path: Path) -> None:
