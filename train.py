@@ -471,38 +471,28 @@ class Replayed:
 
     def copy(self) -> Replayed:
         """A copy that owns its tensors (the rollout's are overwritten by the next one)."""
-        t = None if self.targets is None else self.targets.clone()
-        o, p, m, lab = (x.clone() for x in (self.obs, self.privileged, self.masks, self.labels))
-        return Replayed(o, p, m, lab, t, self.returns.clone())
+        return Replayed(**{k: None if v is None else v.clone() for k, v in vars(self).items()})
 
     @staticmethod
-    def join(parts: list[Replayed]) -> tuple[Any, Any, Any, Any, Any, Any]:
-        """The rollouts' tensors end to end: obs, privileged, masks, labels, targets,
-        returns."""
+    def join(parts: list[Replayed]) -> tuple[Any, ...]:
+        """The rollouts' tensors end to end, in field order: obs, privileged, masks, labels,
+        targets, returns."""
         import torch as th
 
-        t = None if parts[0].targets is None else th.cat([p.targets for p in parts])
-        cat = [th.cat([getattr(p, k) for p in parts]) for k in ("obs", "privileged", "masks")]
-        labels = th.cat([p.labels for p in parts])
-        return cat[0], cat[1], cat[2], labels, t, th.cat([p.returns for p in parts])
+        columns = zip(*(vars(p).values() for p in parts), strict=True)
+        return tuple(None if c[0] is None else th.cat(c) for c in columns)
 
     def to_numpy(self) -> dict[str, Any]:
-        """Its arrays, to save in a resume point."""
-        out = {k: getattr(self, k).numpy() for k in ("obs", "privileged", "masks", "labels")}
-        out["returns"] = self.returns.numpy()
-        if self.targets is not None:
-            out["targets"] = self.targets.numpy()
-        return out
+        """Its arrays, to save in a resume point (``targets`` left out when ``None``)."""
+        return {k: v.numpy() for k, v in vars(self).items() if v is not None}
 
     @staticmethod
     def from_numpy(data: dict[str, Any]) -> Replayed:
         """What :meth:`to_numpy` saved."""
         import torch as th
 
-        t = data.get("targets")
-        o, p, m, lab = (th.from_numpy(data[k]) for k in ("obs", "privileged", "masks", "labels"))
-        r = th.from_numpy(data["returns"])
-        return Replayed(o, p, m, lab, None if t is None else th.from_numpy(t), r)
+        names = (f.name for f in dataclasses.fields(Replayed))
+        return Replayed(**{k: th.from_numpy(data[k]) if k in data else None for k in names})
 
 
 class Learner:
