@@ -140,6 +140,13 @@ class SearchTeacher:
     def targets(self, vg: VectorGame, games: np.ndarray, rng: np.ndarray) -> tuple[Any, Any]:
         """The search's choice (action ids, int64) and target distribution (float32, one row
         of ``vg.encoding.num_actions`` per game) for the seat to act in each of ``games``."""
+        choice, probs, _ = self.valued(vg, games, rng)
+        return choice, probs
+
+    def valued(self, vg: VectorGame, games: np.ndarray, rng: np.ndarray) -> tuple[Any, Any, Any]:
+        """:meth:`targets`, and the mean values themselves (float32, one row of
+        ``vg.encoding.num_actions`` per game, NaN on the illegal actions; a forced action's
+        value is 0), drawn from ``rng`` alike."""
         from allfives_env.vector.agents import draw_bits
 
         seeds = [int(s) for s in draw_bits(rng, games)]
@@ -147,12 +154,14 @@ class SearchTeacher:
         enc = vg.encoding
         choice = np.empty(len(games), np.int64)
         probs = np.zeros((len(games), enc.num_actions), np.float32)
+        kept = np.full((len(games), enc.num_actions), np.nan, np.float32)
         for k, (view, values) in enumerate(zip(views, self.values(views, seeds), strict=True)):
             legal = view.legal_actions
             ids = [enc.to_env[a] for a in legal]
             choice[k] = ids[best_index(legal, values)]
             probs[k, ids] = soft_targets(values, self.temperature)
-        return choice, probs
+            kept[k, ids] = values
+        return choice, probs, kept
 
     def close(self) -> None:
         """Stop the worker processes (if any were started)."""

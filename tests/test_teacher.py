@@ -62,6 +62,27 @@ def test_targets_are_the_searchs_values_and_choice(spec: str, preset: str, playe
             assert probs[k, ids[0]] == 1.0
 
 
+def test_valued_gives_the_targets_and_the_mean_values_on_the_legal_actions() -> None:
+    vg = batch(games=5)
+    games = np.arange(5)
+    teacher = SearchTeacher("batchsearch:worlds=4", temperature=2.0)
+    choice, probs = teacher.targets(vg, games, policy_rng(5, 5))
+    choice2, probs2, values = teacher.valued(vg, games, policy_rng(5, 5))
+    assert np.array_equal(choice, choice2) and np.array_equal(probs, probs2)
+    seeds = draw_bits(policy_rng(5, 5), games)
+    agent, rounds = value_agent("batchsearch:worlds=4")
+    enc = vg.encoding
+    for k in games:
+        view = vg.view(int(k))
+        ids = [enc.to_env[a] for a in view.legal_actions]
+        assert np.isnan(np.delete(values[k], ids)).all()
+        if len(ids) > 1:
+            want = np.array(agent.evaluate(view, random.Random(int(seeds[k])))) / rounds
+            np.testing.assert_allclose(values[k, ids], want, rtol=1e-6)
+        else:
+            assert values[k, ids[0]] == 0.0
+
+
 def test_worker_processes_change_nothing() -> None:
     vg = batch(games=8)
     games = np.arange(8)

@@ -1,14 +1,18 @@
 """Agents' regret per decision against a strong search's values, on the same positions.
 
     python tools/action_regret.py AGENT... [--reference batchsearch:worlds=512]
-        [--positions 1500] [--seed 0] [--preset pagat] [--players 2]
+        [--positions 1500] [--max-moves 40] [--seed 0] [--preset pagat] [--players 2]
 
 1. ``--positions`` positions of seeded matches played mostly by the heuristic
-   (:func:`agents.eval.regret.played_positions`), where the seat to act has a choice.
+   (:func:`agents.eval.regret.played_positions`), where the seat to act has a choice, each
+   after up to ``--max-moves`` moves from the match's start (a 2-player pagat match lasts
+   about 150: 200 reaches its end).
 2. The reference values every legal action of each (the mean over its worlds, in points).
 3. Each agent picks an action in each; its regret is the reference's best value less the value
-   of its pick. Positions where the acting seat holds at most 6 tiles (the hand's end) are
-   summarized apart too.
+   of its pick. Positions where the acting seat holds at most 6 tiles (the hand's end), and
+   positions where a side has three quarters of its target or more (the match's end, where a
+   move may win or lose the match: the values count the match's win as the target's points),
+   are summarized apart too.
 
 Prints a Markdown table: mean regret with its normal 95% interval, the share of picks the
 reference values best. A cheap yardstick (minutes, not the hour of 400 matches against a
@@ -21,6 +25,10 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agents.eval.regret import Regret
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -31,12 +39,15 @@ def main() -> None:
     p.add_argument("agents", nargs="+", metavar="AGENT")
     p.add_argument("--reference", default="batchsearch:worlds=512")
     p.add_argument("--positions", type=int, default=1500)
+    p.add_argument("--max-moves", type=int, default=40)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--preset", default="pagat")
     p.add_argument("--players", type=int, default=2)
     args = p.parse_args()
+    if args.max_moves < 0:
+        p.error(f"--max-moves must be 0 or more, not {args.max_moves}")
     from agents.errors import AgentError
-    from agents.eval.regret import Regret, agent_regret, played_positions, reference_values
+    from agents.eval.regret import agent_regret, played_positions, reference_values
     from agents.eval.tournament import check_run, check_specs
     from agents.teacher import value_agent
     from allfives_env.core.errors import AllFivesError
@@ -53,24 +64,38 @@ def main() -> None:
     except ValueError as e:
         p.error(f"--reference: {e}")
     t0 = time.perf_counter()
-    views = played_positions(rules, args.positions, args.seed)
+    views = played_positions(rules, args.positions, args.seed, args.max_moves)
     values = reference_values(args.reference, views, args.seed)
     late = [i for i, v in enumerate(views) if len(v.hand) <= 6]
+    near = [i for i, v in enumerate(views) if 4 * max(v.scores) >= 3 * rules.target]
     print(
         f"{len(views)} positions ({rules.describe()}, {len(late)} with at most 6 tiles in "
-        f"hand), valued by {args.reference} in {time.perf_counter() - t0:.0f} s"
+        f"hand, {len(near)} with a side at ¾ of its target), valued by {args.reference} in "
+        f"{time.perf_counter() - t0:.0f} s"
     )
     print()
-    print("| agent | regret per decision (points) | picks the best | at most 6 tiles in hand |")
-    print("|---|---|---:|---|")
+    print(
+        "| agent | regret per decision (points) | picks the best | at most 6 tiles in hand "
+        "| a side at ¾ of its target |"
+    )
+    print("|---|---|---:|---|---|")
     for spec in args.agents:
         r = agent_regret(spec, views, values, args.seed + 10**6)
-        end = Regret(tuple(r.regrets[i] for i in late))
         print(
             f"| `{spec}` | {r.mean:.2f} ± {r.half_width:.2f} | {100 * r.best_share:.1f}% | "
-            f"{end.mean:.2f} ± {end.half_width:.2f} |",
+            f"{_part(r, late)} | {_part(r, near)} |",
             flush=True,
         )
+
+
+def _part(r: Regret, where: list[int]) -> str:
+    """The mean regret over positions ``where`` with its interval, or a dash for none."""
+    from agents.eval.regret import Regret
+
+    if not where:
+        return "—"
+    part = Regret(tuple(r.regrets[i] for i in where))
+    return f"{part.mean:.2f} ± {part.half_width:.2f}"
 
 
 if __name__ == "__main__":
