@@ -100,7 +100,11 @@ def fit(args: argparse.Namespace) -> None:
     files = [np.load(p) for p in args.data]
     for path, f in zip(args.data, files, strict=True):
         if f["obs"].shape[-1] != enc.obs_size:
-            sys.exit(f"offline_fit.py: error: {path} holds observations of another config")
+            print(
+                f"offline_fit.py: error: {path} holds another config's observations",
+                file=sys.stderr,
+            )
+            sys.exit(2)
     data = {k: np.concatenate([f[k] for f in files], axis=1) for k in ("obs", "masks", "values")}
     held = np.arange(data["obs"].shape[1]) % 5 == 0
 
@@ -187,12 +191,22 @@ def main() -> None:
     except train.ConfigError as e:
         p.error(f"--config: {e}")
     if args.command == "collect":
+        from agents.teacher import value_agent
+
         if args.rollouts < 1:
             p.error(f"--rollouts must be at least 1, not {args.rollouts}")
+        try:
+            value_agent(train.load_yaml(args.config).imitation_teacher)
+        except ValueError as e:
+            p.error(f"--config's imitation_teacher: {e}")
+        if not args.out.parent.is_dir():
+            p.error(f"no folder {args.out.parent} to write {args.out.name} in")
         collect(args)
         return
     if args.epochs < 1:
         p.error(f"--epochs must be at least 1, not {args.epochs}")
+    if args.out is not None and not args.out.parent.is_dir():
+        p.error(f"no folder {args.out.parent} to write {args.out.name} in")
     for d in args.data:
         try:
             with np.load(d) as z:
