@@ -85,16 +85,17 @@ def fit(args: argparse.Namespace) -> None:
 
     import train
     from agents.learned import write_checkpoint
-    from agents.networks import ScorerLayout
-    from agents.policy_net import ScorerNet
 
     cfg = train.load_yaml(args.config)
     minibatch = cfg.num_envs * cfg.num_steps // cfg.num_minibatches  # the warm start's
     cfg = dataclasses.replace(cfg, num_envs=2, name="offline_fit")
     train.seed_everything(cfg)
     th.set_num_threads(cfg.torch_threads)
-    spec = train.Run(cfg, Path("runs")).spec()
-    table = train.make_table(cfg, train.Pool(cfg, spec))
+    run = train.Run(cfg, Path("runs"))
+    pool = train.Pool(cfg, run.spec())
+    table = train.make_table(cfg, pool)
+    learner = train.Learner(cfg, run, pool, table)  # the warm start's network and optimizer
+    net, optimizer = learner.net, learner.optimizer
     enc = table.encoding
     scores = enc.block_range("scores")[0]
     files = [np.load(p) for p in args.data]
@@ -116,11 +117,6 @@ def fit(args: argparse.Namespace) -> None:
         return out
 
     training, heldout = part(~held), part(held)
-    net = ScorerNet(
-        ScorerLayout.of(enc, cfg.tile_features), cfg.actor_arch, cfg.critic_arch,
-        cfg.context_dim, 0, tuple(cfg.feature_arch),
-    )  # fmt: skip
-    optimizer = th.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
 
     def loss_of(s: dict[str, Any], idx: Any) -> Any:
         legal, v = s["legal"][idx], s["values"][idx]
@@ -165,7 +161,7 @@ def fit(args: argparse.Namespace) -> None:
     print(f"training: {report(training)}")
     print(f"held out: {report(heldout)}")
     if args.out:
-        write_checkpoint(args.out, spec, net.to_numpy())
+        write_checkpoint(args.out, run.spec(), net.to_numpy())
         print(f"wrote {args.out}")
 
 
