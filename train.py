@@ -139,8 +139,9 @@ class Config:
     forced_actions: str = "auto"
     """``auto``: forced draws and passes are taken for the learner; ``explicit``: it takes them."""
     action_features: str = "outlook"
-    """Per-placement inputs: ``basic`` (points now, best reply) or ``outlook`` (also the threat,
-    the chance the next seat is stuck, setup, pips kept, variety...)."""
+    """Per-placement inputs: ``basic`` (points now, best reply), ``outlook`` (also the threat,
+    the chance the next seat is stuck, setup, pips kept, variety...) or ``lookahead`` (also the
+    chance the next seat's reply wins the match or plays out his hand)."""
     total_timesteps: int = 8_000_000
     """Learner steps (its own decisions) of PPO, after the warm start; 0: the warm start alone."""
     seed: int = 0

@@ -45,7 +45,7 @@ class PolicySpec:
 
     rules: Rules
     action_features: bool | str
-    """The observation's per-action blocks (``False``, ``True`` or ``"outlook"``)."""
+    """The observation's per-action blocks (``False``, ``True`` or a ``FEATURE_SETS`` name)."""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""

@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from allfives_env.core.tiles import HIGH, LOW
-from allfives_env.envs.blocks import OUTLOOK_SIZE, SLOT_FEATURES
+from allfives_env.envs.blocks import LOOKAHEAD_SIZE, OUTLOOK_SIZE, SLOT_FEATURES
 from allfives_env.envs.spaces import Encoding
 
 FloatArray = npt.NDArray[np.float32]
@@ -75,6 +75,7 @@ class ScorerLayout:
         slots: the first index of the ``slots`` block, read by the tile features (-1: no tile
             features).
         num_slots: slots S (action ids ``t · S + s``; 0 without tile features).
+        lookahead: the first index of ``action_lookahead`` (-1 without it).
     """
 
     global_size: int
@@ -85,6 +86,7 @@ class ScorerLayout:
     outlook: int
     slots: int = -1
     num_slots: int = 0
+    lookahead: int = -1
 
     @classmethod
     def of(cls, enc: Encoding, tile_features: bool = False) -> ScorerLayout:
@@ -92,33 +94,41 @@ class ScorerLayout:
 
         Raises:
             ValueError: if the observation has no per-action blocks (``action_features``
-                must be ``True`` or ``"outlook"``).
+                must be ``True``, ``"outlook"`` or ``"lookahead"``).
         """
         try:
             points = enc.block_range("action_points")[0]
         except KeyError:
-            raise ValueError("the scorer needs action_features (True or 'outlook')") from None
+            raise ValueError(
+                "the scorer needs action_features (True, 'outlook' or 'lookahead')"
+            ) from None
         replies = enc.block_range("action_replies")[0]
-        try:
-            outlook = enc.block_range("action_outlook")[0]
-        except KeyError:
-            outlook = -1
+        names = {b.name for b in enc.blocks}
+        outlook = enc.block_range("action_outlook")[0] if "action_outlook" in names else -1
+        lookahead = enc.block_range("action_lookahead")[0] if "action_lookahead" in names else -1
         placements = enc.num_actions - 2
         slots, num_slots = -1, 0
         if tile_features:
             slots, num_slots = enc.block_range("slots")[0], placements // 28
-        return cls(points, placements, enc.num_actions, points, replies, outlook, slots, num_slots)
+        return cls(
+            points, placements, enc.num_actions, points, replies, outlook, slots, num_slots,
+            lookahead,
+        )  # fmt: skip
 
     @property
     def feature_size(self) -> int:
         """Features per placement."""
         tile = TILE_FEATURES + self.num_slots if self.slots >= 0 else 0
-        return 2 + (OUTLOOK_SIZE if self.outlook >= 0 else 0) + tile
+        outlook = OUTLOOK_SIZE if self.outlook >= 0 else 0
+        return 2 + outlook + (LOOKAHEAD_SIZE if self.lookahead >= 0 else 0) + tile
 
     def to_array(self) -> npt.NDArray[np.int64]:
-        """The layout as ints for the weights file: six, and two more with tile features (so
-        that the files of networks without them read as before)."""
-        tile = [self.slots, self.num_slots] if self.slots >= 0 else []
+        """The layout as ints for the weights file: six, two more with tile features or the
+        lookahead block, and a ninth with the lookahead block (so that the files of networks
+        without them read as before)."""
+        tile = [self.slots, self.num_slots] if self.slots >= 0 or self.lookahead >= 0 else []
+        if self.lookahead >= 0:
+            tile.append(self.lookahead)
         return np.array(
             [self.global_size, self.placements, self.num_actions, self.points, self.replies,
              self.outlook, *tile],
@@ -147,6 +157,9 @@ class ScorerLayout:
         if self.outlook >= 0:
             block = x[..., self.outlook : self.outlook + p * OUTLOOK_SIZE]
             parts.append(block.reshape(*x.shape[:-1], p, OUTLOOK_SIZE))
+        if self.lookahead >= 0:
+            block = x[..., self.lookahead : self.lookahead + p * LOOKAHEAD_SIZE]
+            parts.append(block.reshape(*x.shape[:-1], p, LOOKAHEAD_SIZE))
         if self.slots >= 0:
             pips, slot_hot = self.tile_constants()
             block = x[..., self.slots : self.slots + self.num_slots * SLOT_FEATURES]

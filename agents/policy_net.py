@@ -25,7 +25,7 @@ import torch as th
 from torch import nn
 
 from agents.networks import ScorerLayout, ScorerPolicy
-from allfives_env.envs.blocks import OUTLOOK_SIZE, SLOT_FEATURES
+from allfives_env.envs.blocks import LOOKAHEAD_SIZE, OUTLOOK_SIZE, SLOT_FEATURES
 
 
 def _mlp(sizes: list[int]) -> nn.Sequential:
@@ -91,6 +91,9 @@ class ScorerNet(nn.Module):
         if lay.outlook >= 0:
             base = lay.outlook + a * OUTLOOK_SIZE
             cols += [base + j for j in range(OUTLOOK_SIZE)]
+        if lay.lookahead >= 0:
+            base = lay.lookahead + a * LOOKAHEAD_SIZE
+            cols += [base + j for j in range(LOOKAHEAD_SIZE)]
         if lay.slots >= 0:
             base = lay.slots + (a % lay.num_slots) * SLOT_FEATURES
             cols += [base + j for j in range(SLOT_FEATURES)]

@@ -106,7 +106,8 @@ def common_checks(
         (cfg.episode in EPISODES, "episode", f"one of {', '.join(EPISODES)}"),
         (cfg.reward in REWARDS, "reward", f"one of {', '.join(REWARDS)}"),
         (cfg.forced_actions in FORCED, "forced_actions", f"one of {', '.join(FORCED)}"),
-        (cfg.action_features in ("basic", "outlook"), "action_features", "basic or outlook"),
+        (cfg.action_features in ("basic", "outlook", "lookahead"), "action_features",
+         "basic, outlook or lookahead"),
         (bool(name) and name.replace("-", "").replace("_", "").isalnum(), "name", "letters, "
          "digits, - or _"),
         (0 <= cfg.seed < seed_limit, "seed", f"from 0 to {_power(seed_limit)} - 1"),

@@ -28,7 +28,7 @@ from agents.sampler import allowed_masks
 from allfives_env import PRESETS, Game, Layout, Phase, PlayerView, Rules, Tile, leader_choice
 from allfives_env.core.actions import DRAW_ID
 from allfives_env.core.tiles import VALUES_MASK, mask_of
-from allfives_env.envs.outlook import Position, reply_outlook
+from allfives_env.envs.outlook import Position, reply_outlook, reply_risk
 
 
 def all_agents() -> list[Agent]:
@@ -137,6 +137,29 @@ def test_the_threat_counts_only_tiles_the_opponent_may_hold(
     threat, stuck = reply_outlook(pos, layout, 1, WIN)
     assert (threat == 0) == threat_is_zero
     assert (stuck == 1) == stuck_is_sure
+
+
+@pytest.mark.parametrize(
+    ("score", "size", "void", "wins", "out"),
+    [
+        (245, 9, None, 9 / 27, 0.0),  # any score wins: only 0-5 scores, held with q = 9/27
+        (0, 9, None, 0.0, 0.0),  # 10 points win nothing
+        (245, 9, 0, 0.0, 0.0),  # he lacks 0s: not 0-5
+        (245, 1, None, 1 / 27, 1 - (26 / 27) ** 6),  # one tile: it goes out if it has a 5
+        (245, 1, 5, 0.0, 0.0),  # ... and he has none
+    ],
+)
+def test_the_reply_risk_counts_winning_and_last_tiles_he_may_hold(
+    score: int, size: int, void: int | None, wins: float, out: float
+) -> None:
+    # 5-5 led (count 10): 0-5 scores 10 in reply; 1-5 … 6-5 (six tiles with a 5 fit) score 0.
+    layout = Layout()
+    layout.lead(Tile.parse("5-5"))
+    unseen = ((1 << 28) - 1) & ~layout.on_table
+    voids = 0 if void is None else 1 << void
+    rules = Rules.preset("pagat", 2)
+    pos = Position(rules, 0, 0, layout, (0, size), (0, score), (0, voids), unseen)
+    assert reply_risk(pos, layout, 1) == pytest.approx((wins, out), abs=1e-12)
 
 
 # ------------------------------------------------------------------ the world sampler
@@ -304,15 +327,17 @@ def test_a_time_budget_stops_the_search() -> None:
 
 
 @pytest.mark.parametrize(
-    ("feature", "tile", "preset"),
-    [((), False, "five_up"), ((16,), False, "five_up"), ((16,), True, "five_up"),
-     ((), True, "pagat")],
+    ("feature", "tile", "preset", "features"),
+    [((), False, "five_up", "outlook"), ((16,), False, "five_up", "outlook"),
+     ((16,), True, "five_up", "outlook"), ((), True, "pagat", "outlook"),
+     ((16,), False, "five_up", "lookahead"), ((16,), True, "pagat", "lookahead")],
 )  # fmt: skip
 def test_the_numpy_scorer_computes_what_the_torch_network_does(
-    feature: tuple[int, ...], tile: bool, preset: str
+    feature: tuple[int, ...], tile: bool, preset: str, features: str
 ) -> None:
     """Checkpoints play the network in NumPy: its legal logits equal the trained module's,
-    with and without the tile features, on 4 slots and 16."""
+    with and without the tile features and the lookahead block, on 4 slots and 16; the
+    layout reads back from its weights file."""
     pytest.importorskip("torch")
     import numpy as np
     import torch as th
@@ -321,7 +346,7 @@ def test_the_numpy_scorer_computes_what_the_torch_network_does(
     from agents.policy_net import ScorerNet
     from allfives_env.vector import VectorGame
 
-    vg = VectorGame(Rules.preset(preset, 4), 32, action_features="outlook")
+    vg = VectorGame(Rules.preset(preset, 4), 32, action_features=features)
     vg.reset(seeds=2)
     for _ in range(9):
         vg.step(vg.greedy_actions())
@@ -329,7 +354,8 @@ def test_the_numpy_scorer_computes_what_the_torch_network_does(
     obs, masks = vg.observe().copy(), vg.masks() > 0
     th.manual_seed(0)
     layout = ScorerLayout.of(vg.encoding, tile)
-    assert (layout.slots >= 0) == tile
+    assert (layout.slots >= 0) == tile and (layout.lookahead >= 0) == (features == "lookahead")
+    assert ScorerLayout.from_array(layout.to_array()) == layout
     net = ScorerNet(layout, [32, 32], [16], 8, 0, feature)
     with th.no_grad():
         want = net.logits(th.from_numpy(obs), th.from_numpy(masks)).numpy()

@@ -307,6 +307,8 @@ def _render_human(e: Any) -> str:
         ("pagat", 4, "outlook"),
         ("dominoes_cc", 3, "outlook"),
         ("five_up", 2, "outlook"),
+        ("pagat", 2, "lookahead"),
+        ("spruce", 4, "lookahead"),
     ],
 )
 def test_no_leak_observations_masks_infos_renders(
@@ -646,3 +648,48 @@ def test_outlook_features_are_the_heuristics_quantities(preset: str, n: int) -> 
             checked += 1
         e.step(masked_random(e, rng))
     assert checked > 40
+
+
+@pytest.mark.parametrize(("preset", "n"), [("pagat", 2), ("pagat", 4), ("five_up", 3)])
+def test_lookahead_features_are_the_reply_risk_and_public(preset: str, n: int) -> None:
+    """``action_lookahead`` holds the next seat's reply risk on each legal placement's layout
+    (0 after a placement that wins or plays out the hand, and off the legal ones); near the
+    target, with the hidden tiles dealt otherwise, every seat's block is unchanged."""
+    from allfives_env.core.actions import SLOT_OF, TILE_OF
+    from allfives_env.envs.blocks import LOOKAHEAD_SIZE
+    from allfives_env.envs.outlook import Position, after, reply_risk, wins_match
+
+    rules = Rules.preset(preset, n)
+    enc = Encoding(rules, action_features="lookahead")
+    start, end = enc.block_range("action_lookahead")
+    rng = random.Random(11)
+    e = raw_env(rules=rules)
+    near = [rules.target - 10 // rules.unit] * rules.num_sides  # a count of 10 ends the match
+    e.reset(seed=6, options={"scores": near})
+    risky = 0
+    for _ in range(40):
+        if not e.agents or e.terminations[e.agent_selection]:
+            break
+        game = e.game
+        seat = game.current_player
+        block = enc.observe(game, seat)[start:end].reshape(-1, LOOKAHEAD_SIZE)
+        pos = Position.of_game(game)
+        legal = {enc.to_env[a]: a for a in game.legal_actions() if a.is_placement}
+        for env_id in range(len(block)):
+            a = legal.get(env_id)
+            if a is None:
+                assert not block[env_id].any()
+                continue
+            rest = pos.hand & ~(1 << TILE_OF[a])
+            count = pos.layout.count_after(TILE_OF[a], SLOT_OF[a])
+            if not rest or wins_match(rules, pos.scores, rules.side_of(seat), count):
+                assert not block[env_id].any()
+                continue
+            want = reply_risk(pos, after(pos.layout, a), (seat + 1) % n)
+            assert tuple(block[env_id]) == tuple(np.float32(w) for w in want)
+            risky += int(block[env_id, 0] > 0)
+        for s in range(n):
+            other = with_hidden_tiles_reshuffled(game, s, rng)
+            assert np.array_equal(enc.observe(game, s), enc.observe(other, s))
+        e.step(masked_random(e, rng))
+    assert risky > 0

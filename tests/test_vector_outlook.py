@@ -1,11 +1,12 @@
-"""The batched engine's ``action_features="outlook"`` against the reference encoder, bit for bit.
+"""The batched engine's outlook and lookahead features against the reference encoder, bit for bit.
 
 For every preset and table (2, 3, 4 in partnerships, 4 each for himself) a batch of games is
 stepped with seeded random legal actions (greedy ones in every third game, so matches run to
 their end, five_up's exact target included), and each game is mirrored by a core
 :class:`~allfives_env.core.game.Game` dealt the vector game's deals. At every step the acting
-seat's observation must equal ``Encoding(rules, action_features="outlook").observe`` of the
-mirror bit for bit (the other seats' now and then), over more than 10,000 steps per table.
+seat's observation must equal ``Encoding(rules, action_features="lookahead").observe`` of the
+mirror bit for bit (the other seats' now and then), over more than 10,000 steps per table: the
+``lookahead`` set holds the ``outlook`` set's blocks and ``action_lookahead`` after them.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from vector_mirror import IDS, TABLES, follow, mirror
 
 from allfives_env.core.events import Phase
 from allfives_env.core.rules import Rules
-from allfives_env.envs.blocks import OUTLOOK_SIZE
+from allfives_env.envs.blocks import LOOKAHEAD_SIZE, OUTLOOK_SIZE
 from allfives_env.envs.spaces import Encoding
 from allfives_env.vector import VectorGame, policy_rng
 from allfives_env.vector.kernels import outlook as outlook_kernels
@@ -39,10 +40,11 @@ def run(rules: Rules, num_games: int, steps: int, seed: int, episode: str) -> Co
     """Step ``num_games`` games ``steps`` times under ``rules``, comparing every observation
     with the reference; return what was met (phases, flags seen in the outlook block)."""
     n = rules.num_players
-    vg = VectorGame(rules, num_games, action_features="outlook", episode=episode, max_cycles=None)
-    enc = Encoding(rules, action_features="outlook")
+    vg = VectorGame(rules, num_games, action_features="lookahead", episode=episode, max_cycles=None)
+    enc = Encoding(rules, action_features="lookahead")
     assert vg.obs_size == enc.obs_size
     start, end = enc.block_range("action_outlook")
+    ahead_start, ahead_end = enc.block_range("action_lookahead")
     vg.reset(np.arange(num_games) + 1000 * seed)
     games = [mirror(vg, i) for i in range(num_games)]
     prng = policy_rng(seed, num_games)
@@ -66,6 +68,9 @@ def run(rules: Rules, num_games: int, steps: int, seed: int, episode: str) -> Co
             met["wins"] += int(block[:, 1].any())
             met["last_tile"] += int(block[:, 2].any())
             met["assist"] += int(block[:, 10].any())
+            ahead = obs[i, ahead_start:ahead_end].reshape(-1, LOOKAHEAD_SIZE)
+            met["opp_wins"] += int(ahead[:, 0].any())
+            met["opp_out"] += int(ahead[:, 1].any())
             target = rules.target
             if rules.exact_target and target - g.scores[rules.side_of(seat)] <= 10:
                 met["near_exact_target"] += 1
@@ -86,11 +91,13 @@ def test_outlook_observations_equal_the_encoders(c: int) -> None:
     assert met[Phase.LEAD.name] and met[Phase.PLAY.name]
     # a drawn tile to place (under draw_when_able a draw leaves the seat in plain play)
     assert bool(met[Phase.DRAWN.name]) != rules.draw_when_able
-    assert met["placements"] and met["last_tile"] and met["episodes"]
+    assert met["placements"] and met["last_tile"] and met["episodes"] and met["opp_out"]
     if rules.num_players == 4 and rules.partnerships:
         assert met["assist"]
     else:
         assert not met["assist"]
+    if episode == "match" and not (rules.num_players == 4 and not rules.partnerships):
+        assert met["opp_wins"]
     if rules.exact_target and episode == "match":
         assert met["near_exact_target"] and met["wins"]
 
@@ -105,6 +112,7 @@ def test_outlook_block_constants_follow_the_reference() -> None:
     from allfives_env.envs import features
 
     assert outlook_kernels.OUTLOOK_SIZE == OUTLOOK_SIZE
+    assert outlook_kernels.LOOKAHEAD_SIZE == LOOKAHEAD_SIZE
     assert outlook_kernels.OUTLOOK_WIN == features.OUTLOOK_WIN
     assert outlook_kernels.COUNT_NORM == features.COUNT_NORM
 
@@ -114,15 +122,18 @@ def test_outlook_features_leave_the_basic_ones_alone() -> None:
     basic = VectorGame(rules, 4, action_features=True)
     full = VectorGame(rules, 4, action_features="outlook")
     named = VectorGame(rules, 4, action_features="basic")
-    for vg in (basic, full, named):
+    ahead = VectorGame(rules, 4, action_features="lookahead")
+    for vg in (basic, full, named, ahead):
         vg.reset(5)
     size = basic.obs_size
     assert full.obs_size == size + 28 * 4 * OUTLOOK_SIZE and named.obs_size == size
+    assert ahead.obs_size == full.obs_size + 28 * 4 * LOOKAHEAD_SIZE
     for _ in range(30):
         a = basic.greedy_actions()
         assert np.array_equal(bits(basic.observe()), bits(full.observe()[:, :size]))
         assert np.array_equal(bits(basic.observe()), bits(named.observe()))
-        for vg in (basic, full, named):
+        assert np.array_equal(bits(full.observe()), bits(ahead.observe()[:, : full.obs_size]))
+        for vg in (basic, full, named, ahead):
             vg.step(a)
 
 

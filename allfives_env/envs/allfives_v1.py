@@ -48,8 +48,9 @@ render_mode=None, max_cycles=10000, partnerships=None, action_features=False)``
   now, the points it would score and the most the next player could score in reply; `"outlook"`
   also the placement's whole public outlook (the next seat's expected reply and chance to be
   stuck, what the observer's own tiles could score next, pips and values kept, the partner's
-  outlook: what the heuristic agent weighs). Public information that spares a learner the
-  count's arithmetic; see `docs/spaces.md`.
+  outlook: what the heuristic agent weighs); `"lookahead"` also, one reply further, the chance
+  that the next seat's reply wins his side the match and the chance that it plays out his
+  hand. Public information that spares a learner the count's arithmetic; see `docs/spaces.md`.
 
 Bad arguments raise `EnvConfigError` (a `ValueError`) naming the argument.
 

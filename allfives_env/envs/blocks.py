@@ -59,9 +59,25 @@ OUTLOOK_ENTRIES = (
 a placement that wins the match or plays out the hand, but for the first three and ``double``)."""
 
 OUTLOOK_SIZE = len(OUTLOOK_ENTRIES)
-FEATURE_SETS = ("none", "basic", "outlook")
+
+LOOKAHEAD_ENTRIES = (
+    "the chance the next seat holds a tile whose reply takes his side to its target (the "
+    "match is lost)",
+    "the chance the next seat plays out his hand with his reply (he holds one tile, and it fits)",
+)
+"""The ``action_lookahead`` entries of one placement (:func:`allfives_env.envs.outlook.reply_risk`;
+both 0 after a placement that wins the match or plays out the hand). What the next seat's reply
+may end, the match or the hand: the outlook's ``threat`` counts a winning reply as 60 points, where
+a match's end is worth the whole match."""
+
+LOOKAHEAD_SIZE = len(LOOKAHEAD_ENTRIES)
+FEATURE_SETS = ("none", "basic", "outlook", "lookahead")
 """The ``action_features`` values: ``none`` (``False``), ``basic`` (``True``: ``action_points``
-and ``action_replies``), ``outlook`` (those and ``action_outlook``)."""
+and ``action_replies``), ``outlook`` (those and ``action_outlook``), ``lookahead`` (those and
+``action_lookahead``)."""
+
+OUTLOOK_SETS = ("outlook", "lookahead")
+"""The feature sets with an ``action_outlook`` block."""
 
 
 def feature_set(action_features: bool | str) -> str:
@@ -96,12 +112,18 @@ def observation_blocks(
             Block("action_points", 28 * s, ACTION_POINTS_MEANING),
             Block("action_replies", 28 * s, ACTION_REPLIES_MEANING),
         ]
-    if features == "outlook":
+    if features in OUTLOOK_SETS:
         meaning = (
             f"per placement action id (tile · S + slot; {OUTLOOK_SIZE} entries each, all 0 "
             "unless the observer is to act and it is legal): " + "; ".join(OUTLOOK_ENTRIES)
         )
         extra.append(Block("action_outlook", 28 * s * OUTLOOK_SIZE, meaning))
+    if features == "lookahead":
+        meaning = (
+            f"per placement action id (tile · S + slot; {LOOKAHEAD_SIZE} entries each, all 0 "
+            "unless the observer is to act and it is legal): " + "; ".join(LOOKAHEAD_ENTRIES)
+        )
+        extra.append(Block("action_lookahead", 28 * s * LOOKAHEAD_SIZE, meaning))
     return [
         Block("hand", 28, "1 if the tile (by id) is in the observer's hand"),
         Block("table", 28, "1 if the tile is on the table"),
@@ -252,6 +274,13 @@ def spaces_markdown() -> str:
         "weighs), all 0 unless the observer is to act and the placement is legal:",
         "",
         *[f"{j}. {text}" for j, text in enumerate(OUTLOOK_ENTRIES)],
+        "",
+        f'With `action_features="lookahead"` a fourth block follows the outlook, '
+        f"`action_lookahead`: {LOOKAHEAD_SIZE} entries per placement action id (entry "
+        f"`a · {LOOKAHEAD_SIZE} + j`), what the next seat's reply may end, read from the same",
+        "public information, all 0 unless the observer is to act and the placement is legal:",
+        "",
+        *[f"{j}. {text}" for j, text in enumerate(LOOKAHEAD_ENTRIES)],
     ]
     out += _tables("State", state_blocks, shapes)
     return "\n".join(out) + "\n"

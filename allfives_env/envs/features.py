@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from allfives_env.core.actions import DRAW_ID, SLOT_OF, TILE_OF
 from allfives_env.core.game import Game
-from allfives_env.core.scoring import admitted, count_points, reaches_target
+from allfives_env.core.scoring import admitted, count_points
 from allfives_env.core.tiles import (
     ALL_TILES_MASK,
     HIGH,
@@ -28,8 +28,8 @@ from allfives_env.core.tiles import (
     OTHER,
     VALUES_MASK,
 )
-from allfives_env.envs.blocks import OUTLOOK_SIZE
-from allfives_env.envs.outlook import Position, outlook
+from allfives_env.envs.blocks import LOOKAHEAD_SIZE, OUTLOOK_SIZE
+from allfives_env.envs.outlook import Position, after, outlook, reply_risk, wins_match
 
 COUNT_NORM = 60.0
 """Counts are divided by this (and clipped to 1) in the features."""
@@ -103,16 +103,13 @@ def outlook_features(game: Game, seat: int, num_slots: int) -> list[float]:
         return out
     pos = Position.of_game(game, seat)
     rules = pos.rules
-    score = pos.scores[rules.side_of(seat)]
+    side = rules.side_of(seat)
     norm = COUNT_NORM
     for a in game.legal_actions():
         if a >= DRAW_ID:
             continue
         o = outlook(pos, a, OUTLOOK_WIN, OUTLOOK_WIN)
-        pts = count_points(pos.layout.count_after(TILE_OF[a], SLOT_OF[a]), rules.unit)
-        wins = (
-            bool(pts) and bool(admitted(rules, score, pts)) and reaches_target(rules, score + pts)
-        )
+        wins = wins_match(rules, pos.scores, side, pos.layout.count_after(TILE_OF[a], SLOT_OF[a]))
         at = (TILE_OF[a] * num_slots + SLOT_OF[a]) * OUTLOOK_SIZE
         out[at : at + OUTLOOK_SIZE] = [
             min(o.now / norm, 1.0),
@@ -128,4 +125,29 @@ def outlook_features(game: Game, seat: int, num_slots: int) -> list[float]:
             min(o.assist / norm, 1.0),
             o.partner_stuck,
         ]
+    return out
+
+
+def lookahead_features(game: Game, seat: int, num_slots: int) -> list[float]:
+    """The ``action_lookahead`` block: ``LOOKAHEAD_SIZE`` entries per placement action id (all 0
+    unless ``seat`` acts), in the order of :data:`allfives_env.envs.blocks.LOOKAHEAD_ENTRIES`:
+    :func:`allfives_env.envs.outlook.reply_risk` of the next seat on the layout a placement
+    leaves, 0 after one that wins the match or plays out the hand."""
+    out = [0.0] * (NUM_TILES * num_slots * LOOKAHEAD_SIZE)
+    if game.current_player != seat:
+        return out
+    pos = Position.of_game(game, seat)
+    rules = pos.rules
+    side = rules.side_of(seat)
+    nxt = (seat + 1) % rules.num_players
+    for a in game.legal_actions():
+        if a >= DRAW_ID:
+            continue
+        t = TILE_OF[a]
+        if not pos.hand & ~(1 << t) or wins_match(
+            rules, pos.scores, side, pos.layout.count_after(t, SLOT_OF[a])
+        ):
+            continue
+        at = (t * num_slots + SLOT_OF[a]) * LOOKAHEAD_SIZE
+        out[at : at + LOOKAHEAD_SIZE] = reply_risk(pos, after(pos.layout, a), nxt)
     return out

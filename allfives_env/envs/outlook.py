@@ -111,6 +111,16 @@ def points_worth(
     return float(pts * rules.unit)
 
 
+def wins_match(rules: Rules, scores: tuple[float, ...], side: int, count: int) -> bool:
+    """Whether a placement leaving ``count`` takes ``side`` to its target."""
+    pts = count_points(count, rules.unit)
+    return (
+        bool(pts)
+        and bool(admitted(rules, scores[side], pts))
+        and reaches_target(rules, scores[side] + pts)
+    )
+
+
 def after(layout: Layout, action: int) -> Layout:
     """The layout once placement ``action`` is made (a lead on an empty table)."""
     lay = layout.clone()
@@ -119,6 +129,19 @@ def after(layout: Layout, action: int) -> Layout:
     else:
         lay.place(TILE_OF[action], SLOT_OF[action])
     return lay
+
+
+def reply_tiles(pos: Position, layout: Layout, seat: int, exclude: int = 0) -> tuple[float, int]:
+    """``(q, fitting)``: the chance ``q`` that ``seat`` holds any one of his possible tiles (the
+    unseen ones, minus ``exclude``, outside his known voids), taken as hand size ÷ possible tiles
+    and independent from tile to tile; and those of them that fit ``layout``, as a tile mask
+    (0 when he holds no tile or none is possible)."""
+    size = pos.hand_sizes[seat]
+    possible = pos.unseen & ~exclude & ~VALUES_MASK[pos.voids[seat]]
+    n_possible = possible.bit_count()
+    if not size or not n_possible:
+        return 0.0, 0
+    return min(1.0, size / n_possible), possible & layout.playable_mask()
 
 
 def reply_outlook(
@@ -131,13 +154,7 @@ def reply_outlook(
     expected best is ``Σ vᵢ·q·(1−q)^(i−1)`` over his fitting tiles' best values, sorted best
     first, and the chance of none ``(1−q)^k`` over the ``k`` fitting tiles.
     """
-    size = pos.hand_sizes[seat]
-    possible = pos.unseen & ~exclude & ~VALUES_MASK[pos.voids[seat]]
-    n_possible = possible.bit_count()
-    if not size or not n_possible:
-        return 0.0, 1.0
-    q = min(1.0, size / n_possible)
-    fitting = possible & layout.playable_mask()
+    q, fitting = reply_tiles(pos, layout, seat, exclude)
     if not fitting:
         return 0.0, 1.0
     rules = pos.rules
@@ -170,6 +187,40 @@ def reply_outlook(
         miss *= 1.0 - q
     none = (1.0 - q) ** len(best)
     return expected, none
+
+
+def reply_risk(pos: Position, layout: Layout, seat: int) -> tuple[float, float]:
+    """The chance that ``seat``'s reply on ``layout`` takes his side to its target, and the
+    chance that it is his last tile (he plays out the hand).
+
+    His possible tiles and ``q`` are those of :func:`reply_tiles`; over the ``k`` fitting tiles
+    of which some placement reaches the target the first chance is ``1 − (1−q)^k``, and with one
+    tile in hand the second is ``1 − (1−q)^k`` over all ``k`` fitting tiles (0 with more).
+    """
+    q, fitting = reply_tiles(pos, layout, seat)
+    if not fitting:
+        return 0.0, 0.0
+    rules = pos.rules
+    side = rules.side_of(seat)
+    value = layout.value
+    slots = layout.open_slots
+    k = 0
+    k_win = 0
+    m = fitting
+    while m:
+        low = m & -m
+        t = low.bit_length() - 1
+        m ^= low
+        k += 1
+        a, b = LOW[t], HIGH[t]
+        for s in slots:
+            v = value[s]
+            if (v == a or v == b) and wins_match(rules, pos.scores, side, layout.count_after(t, s)):
+                k_win += 1
+                break
+    wins = 1.0 - (1.0 - q) ** k_win if k_win else 0.0
+    out = 1.0 - (1.0 - q) ** k if pos.hand_sizes[seat] == 1 else 0.0
+    return wins, out
 
 
 def own_best(pos: Position, layout: Layout, hand: int, win: float, cap: float) -> float:

@@ -32,6 +32,7 @@ from allfives_env.core.tiles import IS_DOUBLE, NUM_TILES, tiles_of
 from allfives_env.core.view import PlayerView
 from allfives_env.envs.blocks import (
     COUNT_SCALE,
+    OUTLOOK_SETS,
     SCORE_CLIP,
     SLOT_FEATURES,
     Block,
@@ -40,7 +41,7 @@ from allfives_env.envs.blocks import (
     offsets,
     state_blocks,
 )
-from allfives_env.envs.features import action_features, outlook_features
+from allfives_env.envs.features import action_features, lookahead_features, outlook_features
 
 ObsArray = npt.NDArray[np.float32]
 MaskArray = npt.NDArray[np.int8]
@@ -91,6 +92,7 @@ def _put_mask(out: ObsArray, at: int, mask: int) -> None:
 class _At:
     """Block offsets as attributes (faster than a dict on the hot path); absent blocks: -1."""
 
+    action_lookahead: int = -1
     action_outlook: int = -1
     action_points: int = -1
     action_replies: int = -1
@@ -321,8 +323,10 @@ class Encoding:
         if self.features != "none":
             points, replies = action_features(game, seat, self.num_slots)
             parts.append(_floats(points) + _floats(replies))
-            if self.features == "outlook":
+            if self.features in OUTLOOK_SETS:
                 parts.append(_floats(outlook_features(game, seat, self.num_slots)))
+            if self.features == "lookahead":
+                parts.append(_floats(lookahead_features(game, seat, self.num_slots)))
         out: ObsArray = np.frombuffer(bytearray(b"".join(parts)), np.float32)
         return out
 

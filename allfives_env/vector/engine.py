@@ -64,7 +64,7 @@ from allfives_env.envs.aec import (
     EnvConfigError,
     ResetRequiredError,
 )
-from allfives_env.envs.blocks import FEATURE_SETS, feature_set
+from allfives_env.envs.blocks import FEATURE_SETS, OUTLOOK_SETS, feature_set
 from allfives_env.envs.spaces import Encoding
 from allfives_env.vector.errors import ActionArrayError, VectorActionError, VectorConfigError
 from allfives_env.vector.kernels.encode import observe_batch, observe_listed, state_batch
@@ -219,7 +219,7 @@ class VectorGame:
         # (unread without them)
         features = feature_set(action_features)
         self.scratch = np.zeros((n, SCRATCH_WIDTH if features != "none" else 1), np.int32)
-        self.fscratch = np.zeros((n, FSCRATCH_WIDTH if features == "outlook" else 1), np.float64)
+        self.fscratch = np.zeros((n, FSCRATCH_WIDTH if features in OUTLOOK_SETS else 1), np.float64)
         self._rewards = np.zeros((n, rules.num_players), np.float32)
         self._bad = np.zeros(n, np.int8)
         self._acting = np.full(n, -1, np.int64)

@@ -207,25 +207,26 @@ C_N, C_K, C_PARTNERS, C_HAND_SIZE, C_BONE_LEN, C_LEADER = range(6)
 C_EVERY, C_AT_ONCE, C_STOP, C_DWA, C_UNIT, C_AWARD, C_TARGET, C_EXACT = range(6, 14)
 C_S, C_NUM_ACTIONS, C_EPISODE_HAND, C_AUTO, C_REWARD_POINTS, C_REWARD_WIN = range(14, 20)
 C_MAX_CYCLES, C_ACTION_FEATURES, C_OBS_SIZE, C_STATE_SIZE = range(20, 24)
-FEATURES_NONE, FEATURES_BASIC, FEATURES_OUTLOOK = range(3)  # cfg[C_ACTION_FEATURES]
+FEATURES_NONE, FEATURES_BASIC, FEATURES_OUTLOOK, FEATURES_LOOKAHEAD = range(4)
+"""cfg[C_ACTION_FEATURES]: the index in ``envs.blocks.FEATURE_SETS``."""
 (
     O_HAND, O_TABLE, O_PLAYED_BY, O_DRAWN, O_SLOTS, O_COUNT, O_COUNT_MOD5, O_HAND_SIZES,
     O_BONEYARD_SIZE, O_SCORES, O_VOIDS, O_PHASE, O_TO_ACT, O_DRAWS, O_LEADER, O_ACTION_POINTS,
-    O_ACTION_REPLIES, O_ACTION_OUTLOOK,
-) = range(24, 42)  # fmt: skip
+    O_ACTION_REPLIES, O_ACTION_OUTLOOK, O_ACTION_LOOKAHEAD,
+) = range(24, 43)  # fmt: skip
 (
     S_HANDS, S_BONEYARD, S_BONEYARD_ORDER, S_TABLE, S_PLAYED_BY, S_DRAWN, S_SLOTS, S_COUNT,
     S_COUNT_MOD5, S_HAND_SIZES, S_BONEYARD_SIZE, S_SCORES, S_VOIDS, S_PHASE, S_TO_ACT, S_DRAWS,
     S_LEADER,
-) = range(42, 59)  # fmt: skip
-C_SIDE_OF = 59
-C_REL_SIDES = 63
+) = range(43, 60)  # fmt: skip
+C_SIDE_OF = 60
+C_REL_SIDES = 64
 CFG_SIZE = C_REL_SIDES + 16
 
 _OBS_NAMES = (
     "hand", "table", "played_by", "drawn", "slots", "count", "count_mod5", "hand_sizes",
     "boneyard_size", "scores", "voids", "phase", "to_act", "draws_this_turn", "leader",
-    "action_points", "action_replies", "action_outlook",
+    "action_points", "action_replies", "action_outlook", "action_lookahead",
 )  # fmt: skip
 _STATE_NAMES = (
     "hands", "boneyard", "boneyard_order", "table", "played_by", "drawn", "slots", "count",
@@ -248,7 +249,7 @@ def make_config(
     observation and state offsets of :mod:`allfives_env.envs.blocks`.
 
     ``cfg[C_ACTION_FEATURES]`` is the index of ``action_features`` in
-    :data:`~allfives_env.envs.blocks.FEATURE_SETS`: 0 none, 1 basic, 2 outlook.
+    :data:`~allfives_env.envs.blocks.FEATURE_SETS`: 0 none, 1 basic, 2 outlook, 3 lookahead.
 
     Raises:
         ValueError: for an unknown ``action_features``.

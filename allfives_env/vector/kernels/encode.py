@@ -11,7 +11,7 @@ import numpy as np
 
 from allfives_env.vector._jit import batch_kernel, kernel, prange
 from allfives_env.vector.kernels.features import write_action_features
-from allfives_env.vector.kernels.outlook import write_outlook_features
+from allfives_env.vector.kernels.outlook import write_lookahead_features, write_outlook_features
 from allfives_env.vector.kernels.turns import can_draw
 from allfives_env.vector.state import (
     BONE,
@@ -32,6 +32,7 @@ from allfives_env.vector.state import (
     F32,
     F64,
     FACE,
+    FEATURES_LOOKAHEAD,
     FEATURES_OUTLOOK,
     HAND_OVER,
     HANDS,
@@ -39,6 +40,7 @@ from allfives_env.vector.state import (
     I64,
     LEAD,
     LEADER,
+    O_ACTION_LOOKAHEAD,
     O_ACTION_OUTLOOK,
     O_ACTION_POINTS,
     O_COUNT,
@@ -173,8 +175,10 @@ def write_observation(
     _tail(r, cfg, scores, o, cfg[O_COUNT], seat, False, shown)
     if cfg[C_ACTION_FEATURES]:
         write_action_features(r, cfg, scores, seat, o, cfg[O_ACTION_POINTS], scr)
-    if cfg[C_ACTION_FEATURES] == FEATURES_OUTLOOK:
+    if cfg[C_ACTION_FEATURES] >= FEATURES_OUTLOOK:
         write_outlook_features(r, cfg, scores, seat, o, cfg[O_ACTION_OUTLOOK], scr, fscr)
+    if cfg[C_ACTION_FEATURES] == FEATURES_LOOKAHEAD:
+        write_lookahead_features(r, cfg, scores, seat, o, cfg[O_ACTION_LOOKAHEAD], scr)
 
 
 @kernel

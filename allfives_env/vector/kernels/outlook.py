@@ -54,6 +54,7 @@ from allfives_env.vector.state import (
 )
 
 OUTLOOK_SIZE = 12  # envs.blocks.OUTLOOK_SIZE (a test checks it)
+LOOKAHEAD_SIZE = 2  # envs.blocks.LOOKAHEAD_SIZE (a test checks it)
 OUTLOOK_WIN = 60.0  # envs.features.OUTLOOK_WIN
 COUNT_NORM = 60.0  # envs.features.COUNT_NORM
 _ALL_TILES = (1 << 28) - 1
@@ -89,6 +90,18 @@ def points_worth(cfg: I64, scores: F64, side: int, count: int, win: float) -> fl
 
 
 @kernel
+def reply_tiles(r: I32, lay: I32, seat: int, unseen: int) -> tuple[float, int]:
+    """``(q, fitting)`` of ``seat``'s possible tiles (``unseen`` outside his known voids) on
+    layout ``lay`` (``outlook.reply_tiles``, without ``exclude``)."""
+    size = r[SIZES + seat]
+    possible = unseen & ~T_VALUES_MASK[r[VOIDS + seat]]
+    n_possible = popcount(possible)
+    if size == 0 or n_possible == 0:
+        return 0.0, 0
+    return min(1.0, size / n_possible), possible & layout.playable_mask(lay)
+
+
+@kernel
 def reply_outlook(
     r: I32, cfg: I64, scores: F64, lay: I32, seat: int, win: float, unseen: int, buf: F64
 ) -> tuple[float, float]:
@@ -96,13 +109,7 @@ def reply_outlook(
     (``outlook.reply_outlook``, without ``exclude``): his possible tiles are ``unseen`` outside
     his known voids, each held with probability ``q`` = hand size ÷ possible tiles; ``buf``
     holds the fitting tiles' positive best values, sorted best first."""
-    size = r[SIZES + seat]
-    possible = unseen & ~T_VALUES_MASK[r[VOIDS + seat]]
-    n_possible = popcount(possible)
-    if size == 0 or n_possible == 0:
-        return 0.0, 1.0
-    q = min(1.0, size / n_possible)
-    fitting = possible & layout.playable_mask(lay)
+    q, fitting = reply_tiles(r, lay, seat, unseen)
     if fitting == 0:
         return 0.0, 1.0
     side = cfg[C_SIDE_OF + seat]
@@ -137,6 +144,46 @@ def reply_outlook(
     # a float exponent: libm's pow, as Python's float ** int (an int one would multiply)
     none = (1.0 - q) ** float(k)
     return expected, none
+
+
+@kernel
+def wins_match(cfg: I64, scores: F64, side: int, count: int) -> bool:
+    """Whether a placement leaving ``count`` takes ``side`` to its target
+    (``outlook.wins_match``)."""
+    pts = count_points(count, cfg[C_UNIT])
+    if pts == 0:
+        return False
+    score = scores[side]
+    return admitted(cfg, score, float(pts)) != 0.0 and reaches_target(cfg, score + pts)
+
+
+@kernel
+def reply_risk(
+    r: I32, cfg: I64, scores: F64, lay: I32, seat: int, unseen: int
+) -> tuple[float, float]:
+    """The chance that ``seat``'s reply on layout ``lay`` takes his side to its target, and the
+    chance that it plays out his hand (``outlook.reply_risk``)."""
+    q, fitting = reply_tiles(r, lay, seat, unseen)
+    if fitting == 0:
+        return 0.0, 0.0
+    side = cfg[C_SIDE_OF + seat]
+    s_count = cfg[C_S]
+    k = 0
+    k_win = 0
+    for t in range(28):
+        if not fitting >> t & 1:
+            continue
+        k += 1
+        a = T_LOW[t]
+        b = T_HIGH[t]
+        for s in range(s_count):
+            v = lay[VALUE + s]
+            if (v == a or v == b) and wins_match(cfg, scores, side, layout.count_after(lay, t, s)):
+                k_win += 1
+                break
+    wins = 1.0 - (1.0 - q) ** float(k_win) if k_win > 0 else 0.0
+    out = 1.0 - (1.0 - q) ** float(k) if r[SIZES + seat] == 1 else 0.0
+    return wins, out
 
 
 @kernel
@@ -246,9 +293,7 @@ def _entries(
     now, last, threat, opp_stuck, setup, kept, variety, double, stuck, assist, p_stuck = outlook(
         r, cfg, scores, seat, t, s, OUTLOOK_WIN, OUTLOOK_WIN, scr, buf
     )
-    score = scores[cfg[C_SIDE_OF + seat]]
-    pts = count_points(layout.count_after(r, t, s), cfg[C_UNIT])
-    wins = pts != 0 and admitted(cfg, score, float(pts)) != 0.0 and reaches_target(cfg, score + pts)
+    wins = wins_match(cfg, scores, cfg[C_SIDE_OF + seat], layout.count_after(r, t, s))
     norm = COUNT_NORM
     o[at] = np.float32(min(now / norm, 1.0))
     o[at + 1] = 1.0 if wins else 0.0
@@ -284,3 +329,40 @@ def write_outlook_features(
                 if offered(r, t, s):
                     b = at + (t * s_count + s) * OUTLOOK_SIZE
                     _entries(r, cfg, scores, seat, t, s, o, b, scr, buf)
+
+
+@kernel
+def write_lookahead_features(
+    r: I32, cfg: I64, scores: F64, seat: int, o: F32, at: int, scr: I32
+) -> None:
+    """Write the ``action_lookahead`` block at ``o[at:]`` for observer ``seat``: every entry,
+    all 0 unless he is to act, then :func:`reply_risk` of the next seat on the layout each legal
+    placement leaves, at ``(tile · S + slot) · LOOKAHEAD_SIZE``, but after one that wins the
+    match or plays out the hand (``features.lookahead_features``)."""
+    s_count = cfg[C_S]
+    for j in range(28 * s_count * LOOKAHEAD_SIZE):
+        o[at + j] = 0.0
+    ph = r[PHASE]
+    if ph > DRAWN or r[CUR] != seat:
+        return
+    n = cfg[C_N]
+    nxt = seat + 1 if seat + 1 < n else 0
+    side = cfg[C_SIDE_OF + seat]
+    hand = r[HANDS + seat]
+    unseen = _ALL_TILES & ~r[ON_TABLE] & ~hand
+    playable = placeable_tiles(r)
+    for t in range(28):
+        if not playable >> t & 1 or hand & ~(1 << t) == 0:
+            continue
+        for s in range(s_count):
+            if not offered(r, t, s) or wins_match(cfg, scores, side, layout.count_after(r, t, s)):
+                continue
+            layout.copy_layout(r, scr)
+            if scr[LEAD_TILE] < 0:
+                layout.lead(scr, t, cfg[C_AT_ONCE])
+            else:
+                layout.place(scr, t, s, cfg[C_EVERY], cfg[C_AT_ONCE])
+            wins, out = reply_risk(r, cfg, scores, scr, nxt, unseen)
+            b = at + (t * s_count + s) * LOOKAHEAD_SIZE
+            o[b] = np.float32(wins)
+            o[b + 1] = np.float32(out)
