@@ -200,6 +200,10 @@ class Config:
     """The agent imitated in the warm start."""
     teacher_prob: float = 0.5
     """In the warm start, the chance the teacher's move is played (else the learner's)."""
+    start_scores: float = 0.0
+    """The chance that a learner's match begins at random scores (each side's uniform over the
+    scores below the target), in the warm start and PPO alike, to meet more matches' ends;
+    evaluations always begin at 0."""
     imitation_targets: str = "choice"
     """What the warm start imitates: the teacher's ``choice`` (its action), or its ``values``
     (a search teacher's value of every legal action, the target softmax(value /
@@ -275,7 +279,8 @@ class Config:
             at_least_0=(
                 "final_eval_matches", "imitation_samples", "total_timesteps", "imitation_replay",
             ),
-            unit=("baseline_prob", "latest_prob", "gae_lambda", "gamma", "teacher_prob"),
+            unit=("baseline_prob", "latest_prob", "gae_lambda", "gamma", "teacher_prob",
+                  "start_scores"),
             positive=(
                 "learning_rate", "clip_coef", "max_grad_norm", "imitation_temperature",
             ),
@@ -412,6 +417,7 @@ def make_table(cfg: Config, pool: Pool) -> Any:
         reward=cfg.reward,
         forced_actions=cfg.forced_actions,
         action_features=cfg.action_features,
+        start_scores=cfg.start_scores,
     )
     batch.set_lineup(pool.agents, pool.pick)
     return batch

@@ -306,3 +306,67 @@ def test_records_replay_through_the_core_and_the_command_line(tmp_path: Path) ->
         live = int(np.flatnonzero(~vg.done)[0])
         g = replay(vg.record(live)).game
         assert isinstance(g, Game) and g.scores == tuple(vg.scores[live])
+
+
+@pytest.mark.parametrize(("preset", "n", "partners"), TABLES)
+def test_matches_begun_at_given_scores_play_as_the_core_game_does(
+    preset: str, n: int, partners: bool
+) -> None:
+    """``reset`` and ``reset_games`` with ``scores``: each game plays on, bit for bit, as a core
+    ``Game`` dealt the same hand from the same scores (observations, scores, the match's end
+    and its winners)."""
+    rules = Rules.preset(preset, n, partnerships=partners)
+    k, num = rules.num_sides, 6
+    vg = VectorGame(rules, num, episode="match", action_features="lookahead")
+    enc = Encoding(rules, action_features="lookahead")
+    rng = np.random.default_rng(7)
+    near = rules.target - 1 - rng.integers(0, 40 // rules.unit, (num, k))
+    vg.reset(3, scores=near)
+    games = [Game(rules, deal=vg.deal(i), scores=[int(x) for x in near[i]]) for i in range(num)]
+    assert np.array_equal(vg.scores, near)
+    prng = policy_rng(5, num)
+    ended = np.zeros(num, bool)
+    restarted = False
+    for _ in range(400):
+        obs = vg.observe()
+        for i, g in enumerate(games):
+            if not ended[i]:
+                assert np.array_equal(obs[i], enc.observe(g, g.current_player or 0)), i
+        actions = vg.random_actions(prng)
+        actions[ended] = -1
+        _, terminated, _ = vg.step(actions)
+        for i, g in enumerate(games):
+            if ended[i]:
+                continue
+            g.apply(vg.encoding.to_engine[int(actions[i])])
+            if g.is_hand_over and not g.is_match_over:
+                g.deal(deal=vg.deal(i))
+            assert vg.scores[i].tolist() == list(g.scores)
+            assert bool(terminated[i]) == g.is_match_over
+            if g.is_match_over:
+                assert vg.winners[i].tolist() == [s in (g.winners or ()) for s in range(k)]
+                ended[i] = True
+        if ended.all() and not restarted:  # again, from other scores, on games 0 and 2
+            later = rules.target - 1 - rng.integers(0, 60 // rules.unit, (2, k))
+            vg.reset_games([0, 2], scores=later)
+            for j, i in enumerate((0, 2)):
+                games[i] = Game(rules, deal=vg.deal(i), scores=[int(x) for x in later[j]])
+            ended[[0, 2]] = False
+            restarted = True
+        elif ended.all():
+            break
+    assert restarted and ended.all()
+
+
+def test_bad_start_scores_are_refused_and_change_nothing() -> None:
+    rules = Rules.preset("five_up", 2)
+    vg = VectorGame(rules, 3)
+    vg.reset(1)
+    before = vg.observe().copy()
+    for bad in ([[0, 0]] * 2, [[61, 0]] * 3, [[0, 0, 0]] * 3, "high", [[True, 0]] * 3,
+                [[float("nan"), 0]] * 3):  # fmt: skip
+        with pytest.raises(VectorConfigError, match="scores"):
+            vg.reset(2, scores=bad)
+        with pytest.raises(VectorConfigError, match="scores"):
+            vg.reset_games([0, 1, 2], scores=bad)
+    assert np.array_equal(vg.observe(), before)

@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("numba")
 
 from allfives_env import Rules
-from allfives_env.envs.aec import ResetRequiredError
+from allfives_env.envs.aec import EnvConfigError, ResetRequiredError
 from allfives_env.envs.spaces import Encoding
 from allfives_env.vector.errors import VectorActionError
 from allfives_env.vector.multi_agent import AllFivesMultiAgentVectorEnv
@@ -196,3 +196,38 @@ def test_observe_games_is_observe_seat_for_some_games() -> None:
 
     with pytest.raises(VectorConfigError, match="listed twice"):
         vg.observe_games(np.array([2, 7, 2]), seats[[2, 7, 2]])
+
+
+@pytest.mark.parametrize(("preset", "share"), [("pagat", 0.5), ("five_up", 1.0)])
+def test_matches_may_begin_at_random_scores_drawn_from_the_seed(preset: str, share: float) -> None:
+    """``start_scores``: about that share of the matches begins at scores below the target, in
+    steps of 5 pips, the same from the same seed; the games play on as the encoder shows."""
+    rules = Rules.preset(preset, 2)
+    step = 5 // rules.unit
+
+    def begin(seed: int) -> tuple[LearnerBatch, Any, np.ndarray]:
+        batch = LearnerBatch(256, rules, opponents="greedy", start_scores=share)
+        result = batch.reset(seed=seed)
+        return batch, result, batch.vg.hand_start[:, : rules.num_sides].copy()
+
+    batch, result, starts = begin(4)
+    assert np.array_equal(starts, begin(4)[2]) and not np.array_equal(starts, begin(5)[2])
+    assert ((starts >= 0) & (starts < rules.target) & (starts % step == 0)).all()
+    assert abs((starts > 0).any(axis=1).mean() - share) < 0.1
+    assert starts.max() >= rules.target - 5 * step
+    enc = Encoding(batch.rules)
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(60):
+        result = batch.step(random_legal(result.masks, rng))
+        ended += int(result.terminated.sum())
+    assert ended
+    for i in range(0, batch.num_envs, 7):
+        seat = int(batch.seats[i])
+        assert np.array_equal(result.obs[i], enc.observe(batch.vg.game(i), seat))
+
+
+def test_start_scores_out_of_range_are_refused() -> None:
+    for bad in (-0.1, 1.5, "half", True):
+        with pytest.raises(EnvConfigError, match="start_scores"):
+            LearnerBatch(2, "pagat", start_scores=bad)  # type: ignore[arg-type]

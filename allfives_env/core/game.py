@@ -68,7 +68,12 @@ def _num(x: float) -> float:
     return int(x) if isinstance(x, float) and x.is_integer() else x
 
 
-def _check_scores(rules: Rules, scores: Sequence[float]) -> None:
+def check_scores(rules: Rules, scores: Sequence[float]) -> None:
+    """Check starting scores: one number per side, each below the target.
+
+    Raises:
+        RulesError: otherwise.
+    """
     if len(scores) != rules.num_sides or not all(
         isinstance(x, int | float) and not isinstance(x, bool) and x < rules.target for x in scores
     ):
@@ -142,7 +147,7 @@ class Game:
         elif not isinstance(rules, Rules):
             raise ArgumentError(f"rules must be a Rules or a preset name, not {rules!r}")
         if scores is not None:
-            _check_scores(rules, scores)
+            check_scores(rules, scores)
         self._init_rules(rules)
         self._scores: list[float] = list(scores) if scores is not None else [0] * rules.num_sides
         self._log: list[HandLog] = []

@@ -49,9 +49,11 @@ from collections.abc import Sequence
 from typing import Any, TypeVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from allfives_env.core.deal import Deal
-from allfives_env.core.game import Game
+from allfives_env.core.errors import RulesError
+from allfives_env.core.game import Game, check_scores
 from allfives_env.core.records import Record, record_of
 from allfives_env.core.rules import Rules
 from allfives_env.core.tiles import NUM_TILES, TILES, tiles_of
@@ -253,36 +255,77 @@ class VectorGame:
             raise VectorConfigError(f"{what}: seeds must be non-negative")
         return seed_states(arr.astype(np.uint64))
 
-    def reset(self, seeds: int | Sequence[int] | np.ndarray) -> None:
+    def reset(
+        self, seeds: int | Sequence[int] | np.ndarray, scores: ArrayLike | None = None
+    ) -> None:
         """Start a new episode in every game, dealing from ``seeds`` (one per game, or one
-        int from which game ``i``'s seed derives as a mix of it and ``i``).
+        int from which game ``i``'s seed derives as a mix of it and ``i``), from ``scores``
+        (one row of the sides' scores per game, as ``raw_env.reset``'s ``"scores"`` option; the
+        default all 0).
 
         Raises:
-            VectorConfigError: for bad seeds (nothing is changed).
+            VectorConfigError: for bad seeds or scores (nothing is changed).
         """
         states = self._check_seeds(seeds, self.num_games, "reset")
+        start = self._check_scores(scores, self.num_games, "reset")
         self.rng[:] = states
-        self._new_episodes(np.arange(self.num_games, dtype=np.int64))
+        self._new_episodes(np.arange(self.num_games, dtype=np.int64), start)
         self._ready = True
 
     def reset_games(
-        self, indices: Sequence[int] | np.ndarray, seeds: Sequence[int] | np.ndarray | None = None
+        self,
+        indices: Sequence[int] | np.ndarray,
+        seeds: Sequence[int] | np.ndarray | None = None,
+        scores: ArrayLike | None = None,
     ) -> None:
         """Start a new episode in the games ``indices`` only (for auto-reset): dealt from
         ``seeds`` (one per index), or, with ``seeds=None``, from each game's own generator where
-        it stands (a game's whole run still depends on its first seed alone).
+        it stands (a game's whole run still depends on its first seed alone); from ``scores``
+        (one row per index, as in :meth:`reset`).
 
         Raises:
-            VectorConfigError: for indices out of range or repeated, or bad seeds.
+            VectorConfigError: for indices out of range or repeated, or bad seeds or scores
+                (nothing is changed).
             ResetRequiredError: before the first :meth:`reset`.
         """
         self._need_reset()
         idx = self._indices(indices, "reset_games")
+        start = self._check_scores(scores, idx.size, "reset_games")
         if seeds is not None:
             if isinstance(seeds, int | np.integer):
                 raise VectorConfigError("reset_games: give one seed per index")
             self.rng[idx] = self._check_seeds(seeds, idx.size, "reset_games")
-        self._new_episodes(idx)
+        self._new_episodes(idx, start)
+
+    def _check_scores(self, scores: ArrayLike | None, count: int, what: str) -> F64 | None:
+        """``scores`` as a (count, sides) float64 array (``None`` stays ``None``).
+
+        Raises:
+            VectorConfigError: unless it is ``count`` rows of starting scores that
+                ``Game(scores=...)`` accepts.
+        """
+        if scores is None:
+            return None
+        k = self.num_sides
+        try:
+            cells = np.array(scores, dtype=object)
+        except ValueError:  # ragged
+            cells = np.zeros(0, dtype=object)
+        if cells.shape != (count, k) or not all(
+            isinstance(x, int | float | np.integer | np.floating)
+            and not isinstance(x, bool | np.bool_)
+            for x in cells.flat
+        ):
+            raise VectorConfigError(
+                f"{what}: scores must be {count} rows of {k} numbers, not {scores!r}"
+            )
+        out = cells.astype(np.float64)
+        for row in out.tolist():
+            try:
+                check_scores(self.rules, [_num(x) for x in row])
+            except RulesError as e:
+                raise VectorConfigError(f"{what}: {e}") from None
+        return out
 
     def _indices(self, indices: Sequence[int] | np.ndarray, what: str) -> I64:
         """``indices`` as an int64 array of distinct game indices.
@@ -300,8 +343,11 @@ class VectorGame:
             raise VectorConfigError(f"{what}: an index is repeated")
         return out
 
-    def _new_episodes(self, idx: I64) -> None:
+    def _new_episodes(self, idx: I64, scores: F64 | None = None) -> None:
         reset_batch(self.st, self.cfg, self.scores_, self.hand_start, self.award, self.rng, idx)
+        if scores is not None:  # the deal does not read the scores: set them once it is made
+            self.scores_[idx, : self.num_sides] = scores
+            self.hand_start[idx, : self.num_sides] = scores
         for i in idx.tolist():
             self._history[i] = []
             self._loaded.pop(i, None)

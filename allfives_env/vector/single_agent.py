@@ -57,6 +57,7 @@ SeatPicker = Callable[[I64, I64, U64], I64]
 
 _OPPONENT_SALT = 0x0990
 _SEAT_SALT = 0x5EA7
+_SCORE_SALT = 0x5C0E
 
 
 @dataclass
@@ -101,6 +102,10 @@ class LearnerBatch:
         opponents: one opponent for every other seat, a sequence (one per seat, the learner's
             entry ignored), or a mapping seat → opponent. Default ``"random"``.
         learner_seat: the learner's seat, or ``"random"``: drawn in each game at each episode.
+        start_scores: the chance that an episode begins at random scores instead of 0 (to meet
+            more matches' ends): each side's drawn, independently and uniformly, from the
+            scores a side may hold below the target (multiples of 5 pips), from a generator of
+            each game seeded by :meth:`reset`'s seed. 0 (the default) draws nothing.
         threads: numba threads for the engine (default: leave the setting as it is).
 
     Raises:
@@ -122,8 +127,12 @@ class LearnerBatch:
         forced_actions: str = "auto",
         action_features: bool | str = False,
         max_cycles: int | None = DEFAULT_MAX_CYCLES,
+        start_scores: float = 0.0,
     ):
         self.rules = rules_of(rules, num_players, partnerships)
+        if type(start_scores) not in (int, float) or not 0.0 <= start_scores <= 1.0:
+            raise EnvConfigError(f"start_scores must be from 0 to 1, not {start_scores!r}")
+        self.start_scores = float(start_scores)
         if type(num_envs) is not int or num_envs < 1:
             raise EnvConfigError(f"num_envs must be a positive int, not {num_envs!r}")
         n = self.rules.num_players
@@ -219,7 +228,8 @@ class LearnerBatch:
         if seed < 0:
             raise EnvConfigError(f"seed must be a non-negative int, not {seed!r}")
         n = self.num_envs
-        self.vg.reset(derive_seeds(seed, n))
+        self.score_rng = seed_states(derive_seeds(seed ^ _SCORE_SALT, n))
+        self.vg.reset(derive_seeds(seed, n), self._start_scores(self._rows))
         self.rng = seed_states(derive_seeds(seed ^ _OPPONENT_SALT, n))
         self.seat_rng = seed_states(derive_seeds(seed ^ _SEAT_SALT, n))
         self._carry[:] = 0
@@ -240,24 +250,52 @@ class LearnerBatch:
             np.full(n, -1, np.int64),
         )
 
-    def _start(self, games: I64) -> None:
-        """New episodes in ``games`` (already dealt): seats, opponents, play to the learner."""
-        n = self.rules.num_players
-        if self.learner_seat_rule == "random":
-            bits = draw_bits(self.seat_rng, games) >> np.uint64(32)
+    def _start_scores(self, games: I64) -> F64 | None:
+        """The scores the new episodes of ``games`` begin at (``None``: all 0)."""
+        if not self.start_scores:
+            return None
+        rules = self.rules
+        step = 5 // rules.unit  # 5 pips, in the rules' points
+        levels = np.uint64((rules.target - 1) // step + 1)  # 0, step, ... below the target
+        uniform = (draw_bits(self.score_rng, games) >> np.uint64(11)).astype(np.float64)
+        chosen = uniform * 2.0**-53 < self.start_scores
+        out = np.zeros((len(games), rules.num_sides))
+        for side in range(rules.num_sides):
+            bits = draw_bits(self.score_rng, games) >> np.uint64(32)
             with np.errstate(over="ignore"):
-                self.seats[games] = ((bits * np.uint64(n)) >> np.uint64(32)).astype(np.int64)
-        else:
-            self.seats[games] = int(self.learner_seat_rule)
-        if self.picker is None:
-            self.table[games] = self._static
-        else:
-            for seat in range(n):
-                self.table[games, seat] = self.picker(
-                    games, np.full(len(games), seat, np.int64), self.rng
-                )
-        self.table[games, self.seats[games]] = -1
-        self._play_others(self._carry)
+                level = (bits * levels) >> np.uint64(32)
+            out[:, side] = np.where(chosen, step * level.astype(np.float64), 0.0)
+        return out
+
+    def _start(self, games: I64) -> None:
+        """New episodes in ``games`` (already dealt): seats, opponents, play to the learner.
+
+        A match begun at random scores may end before the learner's first turn (another seat
+        reaches the target): it is begun again, its rewards dropped, until the learner acts.
+        """
+        n = self.rules.num_players
+        vg = self.vg
+        while len(games):
+            if self.learner_seat_rule == "random":
+                bits = draw_bits(self.seat_rng, games) >> np.uint64(32)
+                with np.errstate(over="ignore"):
+                    seats = ((bits * np.uint64(n)) >> np.uint64(32)).astype(np.int64)
+                self.seats[games] = seats
+            else:
+                self.seats[games] = int(self.learner_seat_rule)
+            if self.picker is None:
+                self.table[games] = self._static
+            else:
+                for seat in range(n):
+                    self.table[games, seat] = self.picker(
+                        games, np.full(len(games), seat, np.int64), self.rng
+                    )
+            self.table[games, self.seats[games]] = -1
+            self._play_others(self._carry)
+            games = games[vg.terminated[games] | vg.truncated[games]]
+            if len(games):
+                self._carry[games] = 0
+                vg.reset_games(games, scores=self._start_scores(games))
 
     def _play_others(self, rewards: F32) -> None:
         """Step the games where another seat is to act until every live game waits for the
@@ -319,7 +357,7 @@ class LearnerBatch:
             sides = self._side_of[self.seats[done]]
             final_won[done] = vg.winners[done, sides]
             final_seats[done] = self.seats[done]
-            vg.reset_games(done)
+            vg.reset_games(done, scores=self._start_scores(done))
             self._start(done)
         self._ready = True
         return StepResult(
