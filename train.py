@@ -663,9 +663,8 @@ class Learner:
                 v_loss = 0.5 * ((value - returns[idx]) ** 2).mean()
                 entropy = -(logp.exp() * logp).sum(dim=1).mean()
                 if imitation:
-                    if targets is not None:  # soft targets, 0 on illegal actions (logp -inf there)
-                        p = targets[idx]
-                        pg_loss = -th.where(p > 0, p * logp, 0.0).sum(dim=1).mean()
+                    if targets is not None:
+                        pg_loss = soft_cross_entropy(logp, targets[idx])
                     else:
                         pg_loss = nn.functional.cross_entropy(logits, labels[idx])
                     stats["imitation_accuracy"] = float(
@@ -691,6 +690,15 @@ class Learner:
         stats.update(policy_loss=pg_loss.item(), value_loss=v_loss.item(), entropy=entropy.item())
         self.run.timing["update"] += time.perf_counter() - t0
         return stats
+
+
+def soft_cross_entropy(logp: Any, targets: Any) -> Any:
+    """The warm start's loss on a teacher's target distributions: ``−Σ p·log π`` over the
+    actions with ``p > 0`` (the illegal ones have ``p = 0`` and ``log π = −inf``), averaged
+    over the batch. ``logp`` and ``targets`` are (B, num_actions) tensors."""
+    import torch as th
+
+    return -th.where(targets > 0, targets * logp, 0.0).sum(dim=1).mean()
 
 
 # ----------------------------------------------------------------------------- 4. evaluation

@@ -382,3 +382,19 @@ def test_three_players_train_and_evaluate_against_two_copies(tmp_path: Path) -> 
     report = json.loads((tmp_path / "smoke" / "report.json").read_text())
     assert set(report["final_eval"]) == {"random", "greedy"}
     assert all(r["matches"] == 3 for r in report["final_eval"].values())
+
+
+def test_start_scores_reach_the_learners_table(tmp_path: Path) -> None:
+    sys.path.insert(0, str(ROOT))
+    import train
+
+    def starts(share: float) -> np.ndarray:
+        cfg = train.Config(num_envs=32, baselines=["random"], start_scores=share)
+        pool = train.Pool(cfg, train.Run(cfg, tmp_path).spec())
+        table = train.make_table(cfg, pool)
+        table.reset(cfg.seed)
+        return table.vg.hand_start[:, :2]
+
+    assert not starts(0.0).any()
+    began = starts(1.0)
+    assert (began.max(axis=1) > 0).mean() > 0.9 and (began < 250).all()

@@ -47,7 +47,7 @@ def main() -> None:
     if args.max_moves < 0:
         p.error(f"--max-moves must be 0 or more, not {args.max_moves}")
     from agents.errors import AgentError
-    from agents.eval.regret import agent_regret, played_positions, reference_values
+    from agents.eval.regret import agent_regret, near_end, played_positions, reference_values
     from agents.eval.tournament import check_run, check_specs
     from agents.teacher import value_agent
     from allfives_env.core.errors import AllFivesError
@@ -67,7 +67,7 @@ def main() -> None:
     views = played_positions(rules, args.positions, args.seed, args.max_moves)
     values = reference_values(args.reference, views, args.seed)
     late = [i for i, v in enumerate(views) if len(v.hand) <= 6]
-    near = [i for i, v in enumerate(views) if 4 * max(v.scores) >= 3 * rules.target]
+    near = [i for i, v in enumerate(views) if near_end(v.scores, rules.target)]
     print(
         f"{len(views)} positions ({rules.describe()}, {len(late)} with at most 6 tiles in "
         f"hand, {len(near)} with a side at ¾ of its target), valued by {args.reference} in "

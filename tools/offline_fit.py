@@ -84,7 +84,9 @@ def fit(args: argparse.Namespace) -> None:
     from torch import nn
 
     import train
+    from agents.eval.regret import NEAR_END
     from agents.learned import write_checkpoint
+    from agents.teacher import soft_targets
 
     cfg = train.load_yaml(args.config)
     minibatch = cfg.num_envs * cfg.num_steps // cfg.num_minibatches  # the warm start's
@@ -112,6 +114,15 @@ def fit(args: argparse.Namespace) -> None:
     def part(games: Any) -> dict[str, Any]:
         out = {k: th.from_numpy(v[:, games].reshape(-1, *v.shape[2:])) for k, v in data.items()}
         out["legal"] = ~th.isnan(out["values"])
+        targets = np.zeros(out["values"].shape, np.float32)  # the teacher's, as in the run
+        values, legal, temperature = (
+            out["values"].numpy(),
+            out["legal"].numpy(),
+            cfg.imitation_temperature,
+        )
+        for row, ok in enumerate(legal):
+            targets[row, ok] = soft_targets(values[row, ok], temperature)
+        out["targets"] = th.from_numpy(targets)
         out["values"] = th.nan_to_num(out["values"])
         out["masks"] = out["masks"].bool()
         return out
@@ -121,8 +132,7 @@ def fit(args: argparse.Namespace) -> None:
     def loss_of(s: dict[str, Any], idx: Any) -> Any:
         legal, v = s["legal"][idx], s["values"][idx]
         logp = th.log_softmax(net.logits(s["obs"][idx], s["masks"][idx]), dim=1)
-        target = th.softmax(th.where(legal, v / cfg.imitation_temperature, -1e30), dim=1)
-        loss = -th.where(legal, target * logp, 0.0).sum(dim=1).mean()
+        loss = train.soft_cross_entropy(logp, s["targets"][idx])
         if args.loss == "regret":
             best = th.where(legal, v, -1e30).max(dim=1, keepdim=True).values
             loss = loss + (logp.exp() * th.where(legal, best - v, 0.0)).sum(dim=1).mean() / 10
@@ -138,7 +148,7 @@ def fit(args: argparse.Namespace) -> None:
             )
         v = th.where(s["legal"], s["values"], -th.inf)
         regret = v.max(dim=1).values - v.gather(1, pick[:, None]).squeeze(1)
-        near = s["obs"][:, scores : scores + enc.num_sides].max(dim=1).values >= 0.75
+        near = s["obs"][:, scores : scores + enc.num_sides].max(dim=1).values >= NEAR_END
         end = f"{regret[near].mean():.2f}" if bool(near.any()) else "—"
         return (
             f"regret {regret.mean():.2f}, picks the best {100 * (regret <= 0).float().mean():.1f}%"

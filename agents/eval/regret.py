@@ -17,12 +17,21 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agents.registry import make_agent
 from allfives_env.core.game import Game
 from allfives_env.core.rules import Rules
 from allfives_env.core.view import PlayerView
+
+NEAR_END = 0.75
+"""A position is at its match's end where a side holds this share of its target or more."""
+
+
+def near_end(scores: Sequence[float], target: float) -> bool:
+    """Whether a side's score is at :data:`NEAR_END` of ``target`` or more."""
+    return max(scores) >= NEAR_END * target
 
 
 def played_positions(
