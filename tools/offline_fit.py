@@ -3,11 +3,12 @@
     python tools/offline_fit.py collect OUT.npz [--config configs/strong.yaml] [--rollouts 10]
         [--seed 1]
     python tools/offline_fit.py fit DATA.npz... [--config configs/strong.yaml] [--loss values]
-        [--epochs 12] [--out CHECKPOINT.zip]
+        [--epochs 12] [--out CHECKPOINT.zip] [--judge OTHER.npz...]
 
 ``collect`` plays ``--rollouts`` rollouts of the config's table (its ``num_envs`` games,
 ``num_steps`` learner steps each, its baselines in the other seats) with the config's
-``imitation_teacher`` choosing every learner move, and saves each position's observation,
+``imitation_teacher`` choosing every learner move (matches begun at random scores as the
+config's ``start_scores`` says), and saves each position's observation,
 legal mask and the teacher's mean value of every legal action (points; NaN elsewhere), in
 arrays of (steps, games, …). It costs what the warm start's teacher costs: about 2 minutes a
 rollout of 16,384 positions with ``strong.yaml``'s ``batchsearch:worlds=128`` on 2 cores.
@@ -20,9 +21,13 @@ the rate annealed to 0 over ``--epochs``. It prints,
 for the training games and the held-out ones, the regret per decision by the teacher's own
 values (the best value less the value of the network's most likely action), the share of
 decisions where it picks the teacher's best, and the regret where a side has three quarters
-of its target or more (the match's end). ``--out`` writes the network as a checkpoint, for
-``allfives eval`` or ``tools/action_regret.py``. The regrets are judged by a noisy teacher:
-another draw of the same teacher scores above 0 on them too.
+of its target or more (the match's end), with the share of it held by the decisions there that
+give away :data:`BIG` points or more. Several files are joined game by game (every fifth game of
+the whole is held out). ``--judge FILE...`` also reports on the held-out games (every fifth) of
+other files, e.g. a fit on other positions judged on the same games as another. ``--out``
+writes the network as a checkpoint, for ``allfives eval`` or ``tools/action_regret.py``. The
+regrets are judged by a noisy teacher: another draw of the same teacher scores above 0 on them
+too.
 """
 
 from __future__ import annotations
@@ -38,6 +43,10 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+
+BIG = 50.0
+"""A decision that gives away this many points or more, reported apart at the match's end."""
 
 
 def collect(args: argparse.Namespace) -> None:
@@ -101,17 +110,19 @@ def fit(args: argparse.Namespace) -> None:
     enc = table.encoding
     scores = enc.block_range("scores")[0]
     files = [np.load(p) for p in args.data]
-    for path, f in zip(args.data, files, strict=True):
+    judged = [np.load(p) for p in args.judge]
+    for path, f in zip([*args.data, *args.judge], [*files, *judged], strict=True):
         if f["obs"].shape[-1] != enc.obs_size:
             print(
                 f"offline_fit.py: error: {path} holds another config's observations",
                 file=sys.stderr,
             )
             sys.exit(2)
-    data = {k: np.concatenate([f[k] for f in files], axis=1) for k in ("obs", "masks", "values")}
+    keys = ("obs", "masks", "values")
+    data = {k: np.concatenate([f[k] for f in files], axis=1) for k in keys}
     held = np.arange(data["obs"].shape[1]) % 5 == 0
 
-    def part(games: Any) -> dict[str, Any]:
+    def part(games: Any, data: dict[str, Any] = data) -> dict[str, Any]:
         out = {k: th.from_numpy(v[:, games].reshape(-1, *v.shape[2:])) for k, v in data.items()}
         out["legal"] = ~th.isnan(out["values"])
         targets = np.zeros(out["values"].shape, np.float32)  # the teacher's, as in the run
@@ -150,9 +161,12 @@ def fit(args: argparse.Namespace) -> None:
         regret = v.max(dim=1).values - v.gather(1, pick[:, None]).squeeze(1)
         near = s["obs"][:, scores : scores + enc.num_sides].max(dim=1).values >= NEAR_END
         end = f"{regret[near].mean():.2f}" if bool(near.any()) else "—"
+        big = near & (regret >= BIG)  # the decisions that decide matches
+        share = float(regret[big].sum() / regret[near].sum().clamp_min(1e-9))
         return (
             f"regret {regret.mean():.2f}, picks the best {100 * (regret <= 0).float().mean():.1f}%"
-            f", regret at a side's ¾ {end} ({int(near.sum())} positions)"
+            f", regret at a side's ¾ {end} ({int(near.sum())} positions; {int(big.sum())} of "
+            f"them give away {BIG:g} points or more and hold {100 * share:.0f}% of it)"
         )
 
     size = len(training["obs"])
@@ -170,6 +184,9 @@ def fit(args: argparse.Namespace) -> None:
     print(f"fitted in {time.perf_counter() - started:.0f} s")
     print(f"training: {report(training)}")
     print(f"held out: {report(heldout)}")
+    for path, f in zip(args.judge, judged, strict=True):
+        games = np.arange(f["obs"].shape[1]) % 5 == 0
+        print(f"held out of {path}: {report(part(games, {k: f[k] for k in keys}))}")
     if args.out:
         write_checkpoint(args.out, run.spec(), net.to_numpy())
         print(f"wrote {args.out}")
@@ -187,6 +204,13 @@ def main() -> None:
     f.add_argument("--loss", choices=("values", "regret"), default="values")
     f.add_argument("--epochs", type=int, default=12)
     f.add_argument("--out", type=Path)
+    f.add_argument(
+        "--judge",
+        nargs="+",
+        type=Path,
+        default=[],
+        help="also report on the held-out games (every fifth) of these files",
+    )
     for q in (c, f):
         q.add_argument("--config", type=Path, default=ROOT / "configs" / "strong.yaml")
     args = p.parse_args()
@@ -213,7 +237,7 @@ def main() -> None:
         p.error(f"--epochs must be at least 1, not {args.epochs}")
     if args.out is not None and not args.out.parent.is_dir():
         p.error(f"no folder {args.out.parent} to write {args.out.name} in")
-    for d in args.data:
+    for d in [*args.data, *args.judge]:
         try:
             with np.load(d) as z:
                 if not {"obs", "masks", "values"} <= set(z.files):
