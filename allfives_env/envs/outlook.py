@@ -14,6 +14,7 @@ for the features).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -131,6 +132,20 @@ def after(layout: Layout, action: int) -> Layout:
     return lay
 
 
+def counts_left(layout: Layout, fitting: int) -> Iterator[list[int]]:
+    """For each tile of ``fitting`` (a tile mask of tiles that fit ``layout``), by id: the count
+    its placement on each open slot it matches would leave, by slot."""
+    value = layout.value
+    slots = layout.open_slots
+    m = fitting
+    while m:
+        low = m & -m
+        t = low.bit_length() - 1
+        m ^= low
+        a, b = LOW[t], HIGH[t]
+        yield [layout.count_after(t, s) for s in slots if value[s] == a or value[s] == b]
+
+
 def reply_tiles(pos: Position, layout: Layout, seat: int, exclude: int = 0) -> tuple[float, int]:
     """``(q, fitting)``: the chance ``q`` that ``seat`` holds any one of his possible tiles (the
     unseen ones, minus ``exclude``, outside his known voids), taken as hand size ÷ possible tiles
@@ -160,22 +175,13 @@ def reply_outlook(
     rules = pos.rules
     side = rules.side_of(seat)
     scores = pos.scores
-    value = layout.value
-    slots = layout.open_slots
     best: list[float] = []
-    m = fitting
-    while m:
-        low = m & -m
-        t = low.bit_length() - 1
-        m ^= low
-        a, b = LOW[t], HIGH[t]
+    for counts in counts_left(layout, fitting):
         top = 0.0
-        for s in slots:
-            v = value[s]
-            if v == a or v == b:
-                w = points_worth(rules, scores, side, layout.count_after(t, s), win)
-                if w > top:
-                    top = w
+        for count in counts:
+            w = points_worth(rules, scores, side, count, win)
+            if w > top:
+                top = w
         best.append(top)
     best.sort(reverse=True)
     expected = 0.0
@@ -202,22 +208,12 @@ def reply_risk(pos: Position, layout: Layout, seat: int) -> tuple[float, float]:
         return 0.0, 0.0
     rules = pos.rules
     side = rules.side_of(seat)
-    value = layout.value
-    slots = layout.open_slots
     k = 0
     k_win = 0
-    m = fitting
-    while m:
-        low = m & -m
-        t = low.bit_length() - 1
-        m ^= low
+    for counts in counts_left(layout, fitting):
         k += 1
-        a, b = LOW[t], HIGH[t]
-        for s in slots:
-            v = value[s]
-            if (v == a or v == b) and wins_match(rules, pos.scores, side, layout.count_after(t, s)):
-                k_win += 1
-                break
+        if any(wins_match(rules, pos.scores, side, count) for count in counts):
+            k_win += 1
     wins = 1.0 - (1.0 - q) ** k_win if k_win else 0.0
     out = 1.0 - (1.0 - q) ** k if pos.hand_sizes[seat] == 1 else 0.0
     return wins, out
@@ -228,17 +224,9 @@ def own_best(pos: Position, layout: Layout, hand: int, win: float, cap: float) -
     ``cap``."""
     side = pos.rules.side_of(pos.seat)
     top = 0.0
-    fitting = hand & layout.playable_mask()
-    value = layout.value
-    while fitting:
-        low = fitting & -fitting
-        t = low.bit_length() - 1
-        fitting ^= low
-        for s in layout.open_slots:
-            v = value[s]
-            if v == LOW[t] or v == HIGH[t]:
-                w = points_worth(pos.rules, pos.scores, side, layout.count_after(t, s), win)
-                top = max(top, w)
+    for counts in counts_left(layout, hand & layout.playable_mask()):
+        for count in counts:
+            top = max(top, points_worth(pos.rules, pos.scores, side, count, win))
     return min(top, cap)
 
 
