@@ -160,13 +160,17 @@ def fit(args: argparse.Namespace) -> None:
         v = th.where(s["legal"], s["values"], -th.inf)
         regret = v.max(dim=1).values - v.gather(1, pick[:, None]).squeeze(1)
         near = s["obs"][:, scores : scores + enc.num_sides].max(dim=1).values >= NEAR_END
-        end = f"{regret[near].mean():.2f}" if bool(near.any()) else "—"
+        head = (
+            f"regret {regret.mean():.2f}, picks the best {100 * (regret <= 0).float().mean():.1f}%"
+            ", regret at a side's ¾ "
+        )
+        if not bool(near.any()):
+            return head + "— (no position)"
         big = near & (regret >= BIG)  # the decisions that decide matches
         share = float(regret[big].sum() / regret[near].sum().clamp_min(1e-9))
-        return (
-            f"regret {regret.mean():.2f}, picks the best {100 * (regret <= 0).float().mean():.1f}%"
-            f", regret at a side's ¾ {end} ({int(near.sum())} positions; {int(big.sum())} of "
-            f"them give away {BIG:g} points or more and hold {100 * share:.0f}% of it)"
+        return head + (
+            f"{regret[near].mean():.2f} ({int(near.sum())} positions; {int(big.sum())} of them "
+            f"give away {BIG:g} points or more and hold {100 * share:.0f}% of it)"
         )
 
     size = len(training["obs"])

@@ -1,0 +1,104 @@
+"""The measuring tools in ``tools/``: ``offline_fit.py`` end to end on a tiny table, and their
+answers to bad input (one usage line, exit status 2, nothing written)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("numba")
+
+ROOT = Path(__file__).resolve().parent.parent
+OFFLINE_FIT = [sys.executable, str(ROOT / "tools" / "offline_fit.py")]
+
+TINY = """\
+name: tiny
+preset: pagat
+num_players: 2
+action_features: {features}
+start_scores: 0.5
+actor_arch: [16]
+critic_arch: [16]
+context_dim: 4
+feature_arch: [8]
+num_envs: 4
+num_steps: 8
+num_minibatches: 2
+imitation_teacher: "batchsearch:worlds=2"
+imitation_targets: values
+teacher_processes: 1
+total_timesteps: 0
+"""
+
+
+def tool(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+def tiny_config(tmp_path: Path, features: str = "lookahead") -> Path:
+    path = tmp_path / f"tiny_{features}.yaml"
+    path.write_text(TINY.format(features=features), encoding="utf-8")
+    return path
+
+
+def test_offline_fit_collects_values_and_fits_a_network_judged_elsewhere(tmp_path: Path) -> None:
+    from agents.learned import read_checkpoint
+
+    cfg = str(tiny_config(tmp_path))
+    for name, rollouts, seed in (("a.npz", "2", "1"), ("b.npz", "1", "2")):
+        done = tool([*OFFLINE_FIT, "collect", name, "--rollouts", rollouts, "--seed", seed,
+                     "--config", cfg], tmp_path)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    with np.load(tmp_path / "a.npz") as z:
+        obs, masks, values = z["obs"], z["masks"], z["values"]
+    assert obs.shape[:2] == masks.shape[:2] == values.shape[:2] == (16, 4)
+    assert (np.isnan(values) == (masks == 0)).all()  # a value for every legal action alone
+    again = tool([*OFFLINE_FIT, "collect", "c.npz", "--rollouts", "2", "--seed", "1",
+                  "--config", cfg], tmp_path)  # fmt: skip
+    assert again.returncode == 0
+    with np.load(tmp_path / "c.npz") as z:
+        assert np.array_equal(z["values"], values, equal_nan=True)  # the seed decides
+    fit = tool([*OFFLINE_FIT, "fit", "a.npz", "--config", cfg, "--judge", "b.npz", "--epochs",
+                "2", "--out", "fit.zip"], tmp_path)  # fmt: skip
+    assert fit.returncode == 0, fit.stderr
+    lines = fit.stdout.splitlines()
+    assert lines[0] == "48 training positions, 16 held out"
+    assert [x.split(":")[0] for x in lines[2:5]] == ["training", "held out", "held out of b.npz"]
+    assert all("regret" in x for x in lines[2:5])
+    spec, _ = read_checkpoint(tmp_path / "fit.zip")
+    assert spec.action_features == "lookahead"
+
+
+def test_offline_fit_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
+    cfg = str(tiny_config(tmp_path))
+    other = str(tiny_config(tmp_path, "outlook"))
+    assert tool([*OFFLINE_FIT, "collect", "a.npz", "--rollouts", "1", "--config", cfg],
+                tmp_path).returncode == 0  # fmt: skip
+    (tmp_path / "junk.npz").write_bytes(b"not a file collect wrote")
+    cases = [
+        (["collect", "x.npz", "--rollouts", "0", "--config", cfg], "--rollouts must be"),
+        (["collect", "nowhere/x.npz", "--config", cfg], "no folder nowhere"),
+        (["fit", "missing.npz", "--config", cfg], "cannot read missing.npz"),
+        (["fit", "junk.npz", "--config", cfg], "cannot read junk.npz"),
+        (["fit", "a.npz", "--config", other], "another config's observations"),
+        (["fit", "a.npz", "--config", cfg, "--judge", "missing.npz"], "cannot read missing"),
+        (["fit", "a.npz", "--config", cfg, "--epochs", "0"], "--epochs must be"),
+    ]
+    for args, message in cases:
+        done = tool([*OFFLINE_FIT, *args], tmp_path)
+        assert done.returncode == 2, (args, done.stderr)
+        assert message in done.stderr and "Traceback" not in done.stderr, (args, done.stderr)
+        assert len(done.stderr.strip().splitlines()) <= 2, done.stderr  # usage, error
+    assert sorted(p.name for p in tmp_path.glob("*.npz")) == ["a.npz", "junk.npz"]
+
+
+def test_action_regret_refuses_a_negative_max_moves(tmp_path: Path) -> None:
+    done = tool([sys.executable, str(ROOT / "tools" / "action_regret.py"), "heuristic",
+                 "--max-moves", "-1"], tmp_path)  # fmt: skip
+    assert done.returncode == 2 and "--max-moves must be 0 or more" in done.stderr
+    assert "Traceback" not in done.stderr
