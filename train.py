@@ -179,6 +179,10 @@ class Config:
     feature_arch: list[int] = field(default_factory=list)
     """Hidden layer sizes of the network each placement's features go through (before its
     last layer, of context_dim)."""
+    fused_features: bool = False
+    """The network each placement's features go through also reads the trunk's output at
+    its first layer, so that it reads them in the light of the whole position (the hand a
+    placement leaves, the scores) rather than only being weighed by it afterwards."""
     tile_features: bool = False
     """Each placement's features also say what it is: the tile's pips, the pips it leaves open,
     its slot and that slot's observation entries (the network reads them from the observation
@@ -525,6 +529,7 @@ class Learner:
             cfg.context_dim,
             privileged,
             tuple(cfg.feature_arch),
+            cfg.fused_features,
         )
         self.optimizer = th.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.rollout = new_rollout(cfg, enc.obs_size, privileged, enc.num_actions)

@@ -186,6 +186,8 @@ class ScorerPolicy:
         context: the layer from the trunk's output to the context vector ``c``.
         feature: the layers of ``φ`` (each ReLU), from a placement's features.
         action: the layer from the trunk's output to the per-action-id term ``u``.
+        fuse: the layer from the trunk's output into ``φ``'s first layer (``None``: ``φ``
+            reads the placement's features alone).
     """
 
     layout: ScorerLayout
@@ -193,6 +195,7 @@ class ScorerPolicy:
     context: tuple[FloatArray, FloatArray]
     feature: list[tuple[FloatArray, FloatArray]]
     action: tuple[FloatArray, FloatArray]
+    fuse: tuple[FloatArray, FloatArray] | None = None
     kind: str = field(default="scorer", init=False)
 
     def logits(self, x: FloatArray) -> FloatArray:
@@ -204,8 +207,11 @@ class ScorerPolicy:
         c = h @ self.context[0].T + self.context[1]
         u = h @ self.action[0].T + self.action[1]
         phi = lay.features(x)
-        for wf, bf in self.feature:
-            phi = np.maximum(phi @ wf.T + bf, 0)
+        for i, (wf, bf) in enumerate(self.feature):
+            pre = phi @ wf.T + bf
+            if i == 0 and self.fuse is not None:
+                pre = pre + (h @ self.fuse[0].T + self.fuse[1])[..., None, :]
+            phi = np.maximum(pre, 0)
         scores = (phi @ c[..., None])[..., 0]
         out: FloatArray = u.copy()
         out[..., : lay.placements] += scores
@@ -220,6 +226,8 @@ class ScorerPolicy:
             arrays[f"feature_w{i}"], arrays[f"feature_b{i}"] = w, b
         for name in ("context", "action"):
             arrays[f"{name}_w"], arrays[f"{name}_b"] = getattr(self, name)
+        if self.fuse is not None:
+            arrays["fuse_w"], arrays["fuse_b"] = self.fuse
         buf = io.BytesIO()
         np.savez(buf, **arrays)
         return buf.getvalue()
@@ -237,6 +245,7 @@ class ScorerPolicy:
             (z["context_w"], z["context_b"]),
             feature,
             (z["action_w"], z["action_b"]),
+            (z["fuse_w"], z["fuse_b"]) if "fuse_w" in z else None,
         )
 
 

@@ -327,17 +327,18 @@ def test_a_time_budget_stops_the_search() -> None:
 
 
 @pytest.mark.parametrize(
-    ("feature", "tile", "preset", "features"),
-    [((), False, "five_up", "outlook"), ((16,), False, "five_up", "outlook"),
-     ((16,), True, "five_up", "outlook"), ((), True, "pagat", "outlook"),
-     ((16,), False, "five_up", "lookahead"), ((16,), True, "pagat", "lookahead")],
+    ("feature", "tile", "preset", "features", "fused"),
+    [((), False, "five_up", "outlook", False), ((16,), False, "five_up", "outlook", False),
+     ((16,), True, "five_up", "outlook", False), ((), True, "pagat", "outlook", False),
+     ((16,), False, "five_up", "lookahead", False), ((16,), True, "pagat", "lookahead", False),
+     ((), False, "pagat", "outlook", True), ((16,), True, "five_up", "lookahead", True)],
 )  # fmt: skip
 def test_the_numpy_scorer_computes_what_the_torch_network_does(
-    feature: tuple[int, ...], tile: bool, preset: str, features: str
+    feature: tuple[int, ...], tile: bool, preset: str, features: str, fused: bool
 ) -> None:
     """Checkpoints play the network in NumPy: its legal logits equal the trained module's,
-    with and without the tile features and the lookahead block, on 4 slots and 16; the
-    layout reads back from its weights file."""
+    with and without the tile features, the lookahead block and the fused features, on 4 slots
+    and 16; the layout reads back from its weights file."""
     pytest.importorskip("torch")
     import numpy as np
     import torch as th
@@ -356,10 +357,12 @@ def test_the_numpy_scorer_computes_what_the_torch_network_does(
     layout = ScorerLayout.of(vg.encoding, tile)
     assert (layout.slots >= 0) == tile and (layout.lookahead >= 0) == (features == "lookahead")
     assert ScorerLayout.from_array(layout.to_array()) == layout
-    net = ScorerNet(layout, [32, 32], [16], 8, 0, feature)
+    net = ScorerNet(layout, [32, 32], [16], 8, 0, feature, fused)
     with th.no_grad():
         want = net.logits(th.from_numpy(obs), th.from_numpy(masks)).numpy()
-    got = policy_from_npz(net.to_numpy().to_npz()).logits(obs)
+    policy = policy_from_npz(net.to_numpy().to_npz())
+    assert (getattr(policy, "fuse", None) is not None) == fused
+    got = policy.logits(obs)
     assert np.allclose(got[masks], want[masks], atol=1e-5)
     assert (want[~masks] == -1e9).all()
 

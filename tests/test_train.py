@@ -192,9 +192,13 @@ def test_a_warm_start_on_search_values_alone_trains_and_reports(tmp_path: Path) 
         "--config", "configs/smoke.yaml", "--imitation_teacher", "batchsearch:worlds=2",
         "--imitation_targets", "values", "--teacher_processes", "2", "--total_timesteps", "0",
         "--final_eval_matches", "2", "--imitation_samples", "2048", "--imitation_anneal_lr",
-        runs=tmp_path,
+        "--fused_features", runs=tmp_path,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
+    # the fused network's checkpoint carries the trunk's layer into the per-placement network
+    with zipfile.ZipFile(tmp_path / "smoke" / "best.zip") as z:
+        npz = np.load(io.BytesIO(z.read("allfives_policy.npz")))
+        assert npz["fuse_w"].shape == (8, 64)  # smoke.yaml: context 8, trunk 64
     import torch as th
 
     with zipfile.ZipFile(tmp_path / "smoke" / "resume.zip") as z:
