@@ -21,7 +21,7 @@ from agents.benchmark.report import (
     read_result,
     update_leaderboard,
 )
-from agents.benchmark.run import result_numbers
+from agents.benchmark.run import exploitability_skipped, result_numbers
 from agents.eval.match import EvalError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,6 +98,17 @@ def test_a_checkpoint_is_benchmarked_in_the_settings_it_plays(tmp_path: Path) ->
     assert "### pyatyorka-3p" in board and "### pagat-2p" in board
     assert "`python train.py --name net && allfives benchmark net.zip" in board
     assert "--label 'my net'`" in board
+
+
+def test_search_agents_play_fewer_deals_and_no_best_response() -> None:
+    """Both search agents, at any settings, are slow: fewer deals, no best response."""
+    for spec in ("search:sims=100", "batchsearch", "batchsearch:worlds=512"):
+        assert FULL.deals_against("heuristic", spec) == FULL.search_deals == 20
+        assert FULL.deals_against(spec, "heuristic") == 20
+        assert exploitability_skipped(spec) is not None
+    for spec in ("heuristic", "runs/searchy/best.zip", "rllib:runs/rllib/default"):
+        assert FULL.deals_against("greedy", spec) == FULL.deals == 100
+        assert exploitability_skipped(spec) is None
 
 
 def test_ranks_put_the_winner_first_then_by_score() -> None:

@@ -10,7 +10,8 @@ change to any of them is a new protocol version.
 - **Opponents**: ``random``, ``greedy``, ``heuristic`` and ``search:sims=100``.
 - **Matches**: duplicate deals, each dealt once per rotation of the sides (see
   :mod:`agents.eval.tournament`): :attr:`Protocol.deals` deals per opponent, fewer when the
-  agent or the opponent is a search agent (:attr:`Protocol.search_deals`): it is slow. An
+  agent or the opponent is a search agent (:data:`SEARCH_AGENTS`,
+  :attr:`Protocol.search_deals`): it is slow. An
   agent does not play itself.
 - **Rating**: OpenSkill's Plackett-Luce model (the ``openskill`` package); see
   :mod:`agents.benchmark.rating`.
@@ -27,6 +28,15 @@ from dataclasses import dataclass
 
 from agents.eval.match import derive_seed
 from allfives_env.core.rules import Rules
+
+SEARCH_AGENTS = ("search", "batchsearch")
+"""The search agents: slow, so they play :attr:`Protocol.search_deals` deals and no best
+response is trained against them."""
+
+
+def is_search(spec: str) -> bool:
+    """Whether the agent spec names a search agent (:data:`SEARCH_AGENTS`)."""
+    return spec.partition(":")[0] in SEARCH_AGENTS
 
 
 @dataclass(frozen=True)
@@ -79,7 +89,7 @@ class Protocol:
 
     def deals_against(self, opponent: str, agent: str = "") -> int:
         """Deals that ``agent`` plays against ``opponent``."""
-        slow = opponent.startswith("search") or agent.startswith("search")
+        slow = is_search(opponent) or is_search(agent)
         return self.search_deals if slow else self.deals
 
     def seed_of(self, setting: Setting, opponent: str) -> int:

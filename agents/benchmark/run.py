@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from agents.benchmark.protocol import Protocol, Setting
+from agents.benchmark.protocol import Protocol, Setting, is_search
 from agents.benchmark.rating import Match, fit_reference, rate_agent
 from agents.eval.match import EvalError, agent_of
 from agents.eval.results import _rules_json
@@ -125,7 +125,7 @@ def best_response(
 
 def exploitability_skipped(spec: str) -> str | None:
     """Why the best response is not trained against ``spec`` (None: it is)."""
-    if spec.partition(":")[0] == "search":
+    if is_search(spec):
         return (
             "not measured for search agents: the best response plays the agent for every "
             "move it learns from, and at about 70 ms a move the budget would take some eight hours"
