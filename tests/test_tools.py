@@ -72,6 +72,11 @@ def test_offline_fit_collects_values_and_fits_a_network_judged_elsewhere(tmp_pat
     assert all("regret" in x for x in lines[2:5])
     spec, _ = read_checkpoint(tmp_path / "fit.zip")
     assert spec.action_features == "lookahead"
+    # a share of the training games (2 of 3), the same held-out games
+    part = tool([*OFFLINE_FIT, "fit", "a.npz", "--config", cfg, "--epochs", "1", "--fraction",
+                 "0.5"], tmp_path)  # fmt: skip
+    assert part.returncode == 0, part.stderr
+    assert part.stdout.splitlines()[0] == "32 training positions, 16 held out"
 
 
 def test_offline_fit_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
@@ -88,6 +93,8 @@ def test_offline_fit_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
         (["fit", "a.npz", "--config", other], "another config's observations"),
         (["fit", "a.npz", "--config", cfg, "--judge", "missing.npz"], "cannot read missing"),
         (["fit", "a.npz", "--config", cfg, "--epochs", "0"], "--epochs must be"),
+        (["fit", "a.npz", "--config", cfg, "--fraction", "0"], "--fraction must be"),
+        (["fit", "a.npz", "--config", cfg, "--fraction", "1.5"], "--fraction must be"),
     ]
     for args, message in cases:
         done = tool([*OFFLINE_FIT, *args], tmp_path)

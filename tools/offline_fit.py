@@ -3,7 +3,7 @@
     python tools/offline_fit.py collect OUT.npz [--config configs/strong.yaml] [--rollouts 10]
         [--seed 1]
     python tools/offline_fit.py fit DATA.npz... [--config configs/strong.yaml] [--loss values]
-        [--epochs 12] [--out CHECKPOINT.zip] [--judge OTHER.npz...]
+        [--epochs 12] [--fraction 1] [--out CHECKPOINT.zip] [--judge OTHER.npz...]
 
 ``collect`` plays ``--rollouts`` rollouts of the config's table (its ``num_envs`` games,
 ``num_steps`` learner steps each, its baselines in the other seats) with the config's
@@ -24,8 +24,10 @@ decisions where it picks the teacher's best, and the regret where a side has thr
 of its target or more (the match's end), with the share of it held by the decisions there that
 give away :data:`BIG` points or more. Several files are joined game by game (every fifth game of
 the whole is held out). ``--judge FILE...`` also reports on the held-out games (every fifth) of
-other files, e.g. a fit on other positions judged on the same games as another. ``--out``
-writes the network as a checkpoint, for ``allfives eval`` or ``tools/action_regret.py``. The
+other files, e.g. a fit on other positions judged on the same games as another. ``--fraction
+F`` trains on the first share F of the training games only (the held-out games unchanged): the
+learning curve in positions. ``--out`` writes the network as a checkpoint, for ``allfives
+eval`` or ``tools/action_regret.py``. The
 regrets are judged by a noisy teacher: another draw of the same teacher scores above 0 on them
 too.
 """
@@ -138,7 +140,9 @@ def fit(args: argparse.Namespace) -> None:
         out["masks"] = out["masks"].bool()
         return out
 
-    training, heldout = part(~held), part(held)
+    train_games = np.flatnonzero(~held)
+    train_games = train_games[: max(1, round(args.fraction * len(train_games)))]
+    training, heldout = part(train_games), part(held)
 
     def loss_of(s: dict[str, Any], idx: Any) -> Any:
         legal, v = s["legal"][idx], s["values"][idx]
@@ -207,6 +211,13 @@ def main() -> None:
     f.add_argument("data", nargs="+", type=Path)
     f.add_argument("--loss", choices=("values", "regret"), default="values")
     f.add_argument("--epochs", type=int, default=12)
+    f.add_argument(
+        "--fraction",
+        type=float,
+        default=1.0,
+        help="train on this share of the training games (the first ones), for a learning curve "
+        "in positions; the held-out games stay the same",
+    )
     f.add_argument("--out", type=Path)
     f.add_argument(
         "--judge",
@@ -239,6 +250,8 @@ def main() -> None:
         return
     if args.epochs < 1:
         p.error(f"--epochs must be at least 1, not {args.epochs}")
+    if not 0 < args.fraction <= 1:
+        p.error(f"--fraction must be above 0 and at most 1, not {args.fraction}")
     if args.out is not None and not args.out.parent.is_dir():
         p.error(f"no folder {args.out.parent} to write {args.out.name} in")
     for d in [*args.data, *args.judge]:
