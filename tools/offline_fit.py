@@ -27,9 +27,8 @@ the whole is held out). ``--judge FILE...`` also reports on the held-out games (
 other files, e.g. a fit on other positions judged on the same games as another. ``--fraction
 F`` trains on the first share F of the training games only (the held-out games unchanged): the
 learning curve in positions. ``--out`` writes the network as a checkpoint, for ``allfives
-eval`` or ``tools/action_regret.py``. The
-regrets are judged by a noisy teacher: another draw of the same teacher scores above 0 on them
-too.
+eval`` or ``tools/action_regret.py``. The regrets are judged by a noisy teacher: another draw
+of the same teacher scores above 0 on them too.
 """
 
 from __future__ import annotations

@@ -128,7 +128,8 @@ def exploitability_skipped(spec: str) -> str | None:
     if is_search(spec):
         return (
             "not measured for search agents: the best response plays the agent for every "
-            "move it learns from, and at about 70 ms a move the budget would take some eight hours"
+            "move it learns from, and at 40 to 70 ms a move the budget would take five to eight "
+            "hours"
         )
     return None
 
