@@ -200,6 +200,13 @@ class Config:
     """Earlier warm-start rollouts kept and learned from again with each new one: each
     position's teacher targets are reused in imitation_replay + 1 updates (the teacher is what
     costs). 0: each rollout is learned from once. PPO never replays (it learns on-policy)."""
+    imitation_refit_epochs: int = 0
+    """After the warm start, passes over every position it met, all together and shuffled, in
+    its minibatches, the rate annealed linearly from learning_rate to 0 over them: the teacher's
+    targets learned from as one data set rather than only a rollout at a time as they come. The
+    positions are kept in the run folder as the warm start goes (``positions/``, a few MB a
+    rollout, removed once learned from) and held in memory for the refit (about 7 KB a position
+    at ``strong.yaml``'s observation). 0: none."""
     imitation_teacher: str = "heuristic"
     """The agent imitated in the warm start."""
     teacher_prob: float = 0.5
@@ -282,6 +289,7 @@ class Config:
             ),
             at_least_0=(
                 "final_eval_matches", "imitation_samples", "total_timesteps", "imitation_replay",
+                "imitation_refit_epochs",
             ),
             unit=("baseline_prob", "latest_prob", "gae_lambda", "gamma", "teacher_prob",
                   "start_scores"),
@@ -631,6 +639,103 @@ class Learner:
             adv[t] = last
         return adv, adv + ro.values
 
+    def imitation_loss(
+        self, part: tuple[Any, ...], idx: Any, stats: dict[str, float]
+    ) -> tuple[Any, Any, Any, Any]:
+        """The warm start's loss on the minibatch ``idx`` of ``part`` (obs, privileged, masks,
+        labels, targets, returns, as :meth:`Replayed.join` gives them): cross-entropy on the
+        teacher's labels or target distributions plus the critic's regression. Returns (loss,
+        policy loss, value loss, entropy); sets ``stats["imitation_accuracy"]``."""
+        import torch as th
+        from torch import nn
+
+        obs, privileged, masks, labels, targets, returns = part
+        logits = self.net.logits(obs[idx], masks[idx])
+        logp = th.log_softmax(logits, dim=1)
+        value = self.net.value(obs[idx], privileged[idx])
+        v_loss = 0.5 * ((value - returns[idx]) ** 2).mean()
+        entropy = -(logp.exp() * logp).sum(dim=1).mean()
+        if targets is not None:
+            pg_loss = soft_cross_entropy(logp, targets[idx])
+        else:
+            pg_loss = nn.functional.cross_entropy(logits, labels[idx])
+        stats["imitation_accuracy"] = float((logits.argmax(1) == labels[idx]).float().mean())
+        return pg_loss + self.cfg.vf_coef * v_loss, pg_loss, v_loss, entropy
+
+    @property
+    def positions_dir(self) -> Path:
+        """Where the warm start's positions are kept for the refit (``imitation_refit_epochs``)."""
+        return self.run.dir / "positions"
+
+    def keep(self, part: Replayed) -> None:
+        """Save one warm-start rollout's positions for the refit, as ``positions/NNNN.npz``
+        (NNNN the rollout's index: a rollout played again after a resume overwrites its file;
+        written atomically)."""
+        folder = self.positions_dir
+        folder.mkdir(parents=True, exist_ok=True)
+        index = self.run.imitated // (self.cfg.num_envs * self.cfg.num_steps)
+        tmp = folder / f"{index:04d}.tmp"
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, **part.to_numpy())
+        os.replace(tmp, folder / f"{index:04d}.npz")
+
+    def kept(self) -> tuple[Any, ...]:
+        """Every warm-start rollout's positions kept so far, end to end, in the field order of
+        :meth:`Replayed.join` (read into tensors allocated once: the refit's memory is the
+        positions' own)."""
+        import torch as th
+
+        rollouts = self.run.imitated // (self.cfg.num_envs * self.cfg.num_steps)
+        paths = [self.positions_dir / f"{i:04d}.npz" for i in range(rollouts)]
+        names = [f.name for f in dataclasses.fields(Replayed)]
+        out: dict[str, Any] = {}
+        at = 0
+        for path in paths:
+            with np.load(path) as data:
+                n = len(data["obs"])
+                for k in names:
+                    if k in data.files:
+                        a = data[k]
+                        if k not in out:
+                            out[k] = th.empty(
+                                (n * len(paths), *a.shape[1:]), dtype=th.from_numpy(a[:0]).dtype
+                            )
+                        out[k][at : at + n] = th.from_numpy(a)
+            at += n
+        return tuple(out.get(k) for k in names)
+
+    def refit(self) -> dict[str, float]:
+        """``imitation_refit_epochs`` passes over every position the warm start kept
+        (:meth:`kept`), shuffled, in the warm start's minibatches, the rate annealed linearly
+        from ``learning_rate`` to 0 over them; returns the last minibatch's statistics and the
+        number of positions."""
+        import torch as th
+        from torch import nn
+
+        cfg = self.cfg
+        t0 = time.perf_counter()
+        part = self.kept()
+        size = part[0].shape[0]
+        minibatch = cfg.num_envs * cfg.num_steps // cfg.num_minibatches
+        total = cfg.imitation_refit_epochs * -(-size // minibatch)
+        stats: dict[str, float] = {}
+        done = 0
+        for _ in range(cfg.imitation_refit_epochs):
+            order = th.randperm(size)
+            for start in range(0, size, minibatch):
+                self.optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1 - done / total)
+                loss, pg_loss, v_loss, _ = self.imitation_loss(
+                    part, order[start : start + minibatch], stats
+                )
+                self.optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(self.net.parameters(), cfg.max_grad_norm)
+                self.optimizer.step()
+                done += 1
+        stats.update(policy_loss=pg_loss.item(), value_loss=v_loss.item(), positions=size)
+        self.run.timing["update"] += time.perf_counter() - t0
+        return stats
+
     def update(self, imitation: bool) -> dict[str, float]:
         """PPO's clipped update (or, with ``imitation``, cross-entropy on the teacher's
         labels or target distributions) and the critic's regression, over ``update_epochs``
@@ -651,6 +756,8 @@ class Learner:
         targets = ro.targets.reshape(size, -1) if soft else None
         logprobs, adv, returns = ro.logprobs.reshape(size), adv.reshape(size), returns.reshape(size)
         minibatch = size // cfg.num_minibatches
+        if imitation and cfg.imitation_refit_epochs > 0:
+            self.keep(Replayed(obs, privileged, masks, labels, targets, returns))
         if imitation and cfg.imitation_replay > 0:
             now = Replayed(obs, privileged, masks, labels, targets, returns)
             obs, privileged, masks, labels, targets, returns = Replayed.join([now, *self.replay])
@@ -662,21 +769,15 @@ class Learner:
             order = th.randperm(size)
             for start in range(0, size, minibatch):
                 idx = order[start : start + minibatch]
-                logits = self.net.logits(obs[idx], masks[idx])
-                logp = th.log_softmax(logits, dim=1)
-                value = self.net.value(obs[idx], privileged[idx])
-                v_loss = 0.5 * ((value - returns[idx]) ** 2).mean()
-                entropy = -(logp.exp() * logp).sum(dim=1).mean()
                 if imitation:
-                    if targets is not None:
-                        pg_loss = soft_cross_entropy(logp, targets[idx])
-                    else:
-                        pg_loss = nn.functional.cross_entropy(logits, labels[idx])
-                    stats["imitation_accuracy"] = float(
-                        (logits.argmax(1) == labels[idx]).float().mean()
-                    )
-                    loss = pg_loss + cfg.vf_coef * v_loss
+                    part = (obs, privileged, masks, labels, targets, returns)
+                    loss, pg_loss, v_loss, entropy = self.imitation_loss(part, idx, stats)
                 else:
+                    logits = self.net.logits(obs[idx], masks[idx])
+                    logp = th.log_softmax(logits, dim=1)
+                    value = self.net.value(obs[idx], privileged[idx])
+                    v_loss = 0.5 * ((value - returns[idx]) ** 2).mean()
+                    entropy = -(logp.exp() * logp).sum(dim=1).mean()
                     chosen = logp.gather(1, actions[idx].unsqueeze(1)).squeeze(1)
                     ratio = (chosen - logprobs[idx]).exp()
                     a = adv[idx]
@@ -956,11 +1057,21 @@ def train(cfg: Config, run: Run, saved: dict[str, Any] | None) -> None:
             if run.imitated >= cfg.imitation_samples:
                 learner.replay = []  # PPO learns on-policy
                 learner.close_teacher()  # its worker processes, before the evaluation's
+                if cfg.imitation_refit_epochs > 0:
+                    refit = learner.refit()
+                    log(writer, run, {"episodes": 0}, refit, run.imitated, "refit")
+                    print(
+                        f"refit: {cfg.imitation_refit_epochs} epochs over the warm start's "
+                        f"{int(refit['positions']):,} positions",
+                        flush=True,
+                    )
                 pool.add(learner.net.to_numpy())
                 evaluate_now(learner, "imitation", writer)
             run.seconds += time.perf_counter() - started
             started = time.perf_counter()
             save_resume_point(learner)
+            if run.imitated >= cfg.imitation_samples:
+                shutil.rmtree(learner.positions_dir, ignore_errors=True)  # learned from
             stop_if_interrupted()
         while run.step < cfg.total_timesteps:  # 5. PPO
             if cfg.anneal_lr:

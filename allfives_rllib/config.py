@@ -26,7 +26,8 @@ __all__ = ["TRAIN_PY_ONLY", "ConfigError", "RLlibConfig", "load_yaml"]
 TRAIN_PY_ONLY = (
     "num_envs", "num_steps", "num_minibatches", "anneal_lr", "context_dim", "feature_arch",
     "tile_features", "fused_features", "imitation_samples", "imitation_epochs", "imitation_replay",
-    "imitation_teacher", "teacher_prob", "baselines", "baseline_prob", "engine_threads",
+    "imitation_refit_epochs", "imitation_teacher", "teacher_prob", "baselines", "baseline_prob",
+    "engine_threads",
 )  # fmt: skip
 """Fields of ``train.py``'s config that the RLlib trainer has no use for."""
 

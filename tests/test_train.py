@@ -100,6 +100,7 @@ def test_an_interrupted_run_resumes_to_the_same_result(tmp_path: Path) -> None:
     args = [
         "--config", "configs/smoke.yaml", "--total_timesteps", "3072", "--num_envs", "4",
         "--eval_every", "100000", "--final_eval_matches", "2", "--imitation_replay", "2",
+        "--imitation_refit_epochs", "2",
     ]  # fmt: skip
     straight = run_train(*args, "--name", "straight", runs=tmp_path)
     assert straight.returncode == 0, straight.stderr
@@ -157,6 +158,7 @@ def test_a_different_config_for_a_run_is_refused(tmp_path: Path) -> None:
         (["--imitation_temperature", "0"], "imitation_temperature"),
         (["--teacher_processes", "0"], "teacher_processes"),
         (["--imitation_replay", "-1"], "imitation_replay"),
+        (["--imitation_refit_epochs", "-1"], "imitation_refit_epochs"),
         (["--total_timesteps", "0", "--imitation_samples", "0"], "something must train"),
     ],
 )
@@ -253,6 +255,55 @@ def test_the_warm_start_learns_from_replayed_rollouts_again(tmp_path: Path) -> N
         return int(one.optimizer.state[next(one.net.parameters())]["step"])
 
     assert (steps(plain), steps(replaying)) == (8, 18)
+
+
+def test_the_refit_learns_from_every_position_the_warm_start_kept(tmp_path: Path) -> None:
+    import torch as th
+
+    sys.path.insert(0, str(ROOT))
+    import train
+    from allfives_env.vector.agents import batch_agent
+    from allfives_env.vector.engine import policy_rng
+
+    cfg = train.Config(
+        num_envs=4, num_steps=8, num_minibatches=2, imitation_epochs=1, actor_arch=[16],
+        critic_arch=[16], context_dim=4, baselines=["random"], imitation_refit_epochs=3,
+        learning_rate=0.01,
+    )  # fmt: skip
+    train.seed_everything(cfg)
+    run = train.Run(cfg, tmp_path)
+    pool = train.Pool(cfg, run.spec())
+    learner = train.Learner(cfg, run, pool, train.make_table(cfg, pool))
+    learner.batch.reset(cfg.seed)
+    learner.teacher, learner.teacher_rng = batch_agent("greedy"), policy_rng(1, cfg.num_envs)
+    seen = []
+    for _ in range(3):
+        learner.collect(imitation=True)
+        learner.update(imitation=True)
+        seen.append((learner.rollout.obs.reshape(32, -1).clone(), learner.rollout.labels.clone()))
+        run.imitated += 32
+    files = sorted(p.name for p in learner.positions_dir.iterdir())
+    assert files == ["0000.npz", "0001.npz", "0002.npz"]
+    obs, _, masks, labels, targets, _ = learner.kept()
+    assert th.equal(obs, th.cat([o for o, _ in seen]))
+    assert th.equal(labels, th.cat([lab.reshape(32) for _, lab in seen]))
+    assert targets is None and masks.shape[0] == 96 and masks.dtype == th.bool
+    before = [p.detach().clone() for p in learner.net.parameters()]
+    steps = int(learner.optimizer.state[next(learner.net.parameters())]["step"])
+    stats = learner.refit()
+    # 3 epochs of 96 positions in minibatches of 16, the rate annealed to its last step's
+    after = int(learner.optimizer.state[next(learner.net.parameters())]["step"])
+    assert (stats["positions"], after - steps) == (96, 18)
+    assert learner.optimizer.param_groups[0]["lr"] == pytest.approx(0.01 / 18)
+    assert any(not th.equal(a, b) for a, b in zip(before, learner.net.parameters(), strict=True))
+
+
+def test_a_run_with_a_refit_reports_it_and_removes_the_positions(tmp_path: Path) -> None:
+    proc = run_train(*SHORT_SMOKE, "--imitation_refit_epochs", "2", runs=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "refit: 2 epochs over the warm start's 1,024 positions" in proc.stdout
+    assert not (tmp_path / "smoke" / "positions").exists()
+    assert (tmp_path / "smoke" / "best.zip").is_file()
 
 
 def test_self_play_without_baselines_runs(tmp_path: Path) -> None:
