@@ -11,6 +11,7 @@ import sys
 import time
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -217,26 +218,32 @@ def test_a_warm_start_on_search_values_alone_trains_and_reports(tmp_path: Path) 
     assert set(report["final_eval"]) == {"random", "greedy"}
 
 
-def test_the_warm_start_learns_from_replayed_rollouts_again(tmp_path: Path) -> None:
-    import torch as th
-
+def tiny_learner(tmp_path: Path, **fields: Any) -> Any:
+    """A ``train.Learner`` at a table of 4 games of 8 steps (rollouts of 32 positions, 2
+    minibatches, one epoch) with a greedy teacher, ``fields`` overriding its config."""
     sys.path.insert(0, str(ROOT))
     import train
     from allfives_env.vector.agents import batch_agent
     from allfives_env.vector.engine import policy_rng
 
-    def learner(replay: int) -> train.Learner:
-        cfg = train.Config(
-            num_envs=4, num_steps=8, num_minibatches=2, imitation_epochs=1, actor_arch=[16],
-            critic_arch=[16], context_dim=4, baselines=["random"], imitation_replay=replay,
-        )  # fmt: skip
-        train.seed_everything(cfg)
-        run = train.Run(cfg, tmp_path)
-        pool = train.Pool(cfg, run.spec())
-        one = train.Learner(cfg, run, pool, train.make_table(cfg, pool))
-        one.batch.reset(cfg.seed)
-        one.teacher, one.teacher_rng = batch_agent("greedy"), policy_rng(1, cfg.num_envs)
-        return one
+    cfg = train.Config(
+        num_envs=4, num_steps=8, num_minibatches=2, imitation_epochs=1, actor_arch=[16],
+        critic_arch=[16], context_dim=4, baselines=["random"], **fields,
+    )  # fmt: skip
+    train.seed_everything(cfg)
+    run = train.Run(cfg, tmp_path)
+    pool = train.Pool(cfg, run.spec())
+    one = train.Learner(cfg, run, pool, train.make_table(cfg, pool))
+    one.batch.reset(cfg.seed)
+    one.teacher, one.teacher_rng = batch_agent("greedy"), policy_rng(1, cfg.num_envs)
+    return one
+
+
+def test_the_warm_start_learns_from_replayed_rollouts_again(tmp_path: Path) -> None:
+    import torch as th
+
+    def learner(replay: int) -> Any:
+        return tiny_learner(tmp_path, imitation_replay=replay)
 
     plain, replaying = learner(0), learner(2)
     seen = []
@@ -251,7 +258,7 @@ def test_the_warm_start_learns_from_replayed_rollouts_again(tmp_path: Path) -> N
     assert th.equal(replaying.replay[0].obs, seen[3]) and th.equal(replaying.replay[1].obs, seen[2])
 
     # minibatches of a rollout's 32 / 2 positions: 2 a rollout, or 2, 4, 6, 6 with 2 replayed
-    def steps(one: train.Learner) -> int:
+    def steps(one: Any) -> int:
         return int(one.optimizer.state[next(one.net.parameters())]["step"])
 
     assert (steps(plain), steps(replaying)) == (8, 18)
@@ -260,22 +267,8 @@ def test_the_warm_start_learns_from_replayed_rollouts_again(tmp_path: Path) -> N
 def test_the_refit_learns_from_every_position_the_warm_start_kept(tmp_path: Path) -> None:
     import torch as th
 
-    sys.path.insert(0, str(ROOT))
-    import train
-    from allfives_env.vector.agents import batch_agent
-    from allfives_env.vector.engine import policy_rng
-
-    cfg = train.Config(
-        num_envs=4, num_steps=8, num_minibatches=2, imitation_epochs=1, actor_arch=[16],
-        critic_arch=[16], context_dim=4, baselines=["random"], imitation_refit_epochs=3,
-        learning_rate=0.01,
-    )  # fmt: skip
-    train.seed_everything(cfg)
-    run = train.Run(cfg, tmp_path)
-    pool = train.Pool(cfg, run.spec())
-    learner = train.Learner(cfg, run, pool, train.make_table(cfg, pool))
-    learner.batch.reset(cfg.seed)
-    learner.teacher, learner.teacher_rng = batch_agent("greedy"), policy_rng(1, cfg.num_envs)
+    learner = tiny_learner(tmp_path, imitation_refit_epochs=3, learning_rate=0.01)
+    run = learner.run
     seen = []
     for _ in range(3):
         learner.collect(imitation=True)
