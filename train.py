@@ -662,6 +662,15 @@ class Learner:
         stats["imitation_accuracy"] = float((logits.argmax(1) == labels[idx]).float().mean())
         return pg_loss + self.cfg.vf_coef * v_loss, pg_loss, v_loss, entropy
 
+    def descend(self, loss: Any) -> None:
+        """One optimizer step on ``loss``, the gradient's norm clipped to ``max_grad_norm``."""
+        from torch import nn
+
+        self.optimizer.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(self.net.parameters(), self.cfg.max_grad_norm)
+        self.optimizer.step()
+
     @property
     def positions_dir(self) -> Path:
         """Where the warm start's positions are kept for the refit (``imitation_refit_epochs``)."""
@@ -710,7 +719,6 @@ class Learner:
         from ``learning_rate`` to 0 over them; returns the last minibatch's statistics and the
         number of positions."""
         import torch as th
-        from torch import nn
 
         cfg = self.cfg
         t0 = time.perf_counter()
@@ -727,10 +735,7 @@ class Learner:
                 loss, pg_loss, v_loss, _ = self.imitation_loss(
                     part, order[start : start + minibatch], stats
                 )
-                self.optimizer.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(self.net.parameters(), cfg.max_grad_norm)
-                self.optimizer.step()
+                self.descend(loss)
                 done += 1
         stats.update(policy_loss=pg_loss.item(), value_loss=v_loss.item(), positions=size)
         self.run.timing["update"] += time.perf_counter() - t0
@@ -742,7 +747,6 @@ class Learner:
         epochs (``imitation_epochs`` in the warm start). The warm start also learns from the
         last ``imitation_replay`` rollouts again (:attr:`replay`), then keeps this one there."""
         import torch as th
-        from torch import nn
 
         cfg, ro = self.cfg, self.rollout
         t0 = time.perf_counter()
@@ -756,10 +760,10 @@ class Learner:
         targets = ro.targets.reshape(size, -1) if soft else None
         logprobs, adv, returns = ro.logprobs.reshape(size), adv.reshape(size), returns.reshape(size)
         minibatch = size // cfg.num_minibatches
+        now = Replayed(obs, privileged, masks, labels, targets, returns)
         if imitation and cfg.imitation_refit_epochs > 0:
-            self.keep(Replayed(obs, privileged, masks, labels, targets, returns))
+            self.keep(now)
         if imitation and cfg.imitation_replay > 0:
-            now = Replayed(obs, privileged, masks, labels, targets, returns)
             obs, privileged, masks, labels, targets, returns = Replayed.join([now, *self.replay])
             self.replay = [now.copy(), *self.replay][: cfg.imitation_replay]
             size = obs.shape[0]
@@ -789,10 +793,7 @@ class Learner:
                     stats["clip_fraction"] = float(
                         ((ratio - 1).abs() > cfg.clip_coef).float().mean()
                     )
-                self.optimizer.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(self.net.parameters(), cfg.max_grad_norm)
-                self.optimizer.step()
+                self.descend(loss)
         stats.update(policy_loss=pg_loss.item(), value_loss=v_loss.item(), entropy=entropy.item())
         self.run.timing["update"] += time.perf_counter() - t0
         return stats
