@@ -989,6 +989,16 @@ def load_resume_point(run: Run, cfg: Config) -> dict[str, Any] | None:
             f"{run.dir} has already trained {steps:,} steps, more than total_timesteps "
             f"{cfg.total_timesteps:,}; {way_out}"
         )
+    imitated = int(saved.get("imitated", 0))
+    if cfg.imitation_refit_epochs > 0 and imitated < cfg.imitation_samples:
+        folder = run.dir / "positions"  # the refit's, until it is done (Learner.keep)
+        rollouts = imitated // (cfg.num_envs * cfg.num_steps)
+        lost = [i for i in range(rollouts) if not (folder / f"{i:04d}.npz").is_file()]
+        if lost:
+            raise ConfigError(
+                f"{folder} lacks {len(lost)} of the {rollouts} rollouts' positions the refit "
+                f"learns from (first: {lost[0]:04d}.npz); {way_out}"
+            )
     return saved
 
 

@@ -299,6 +299,33 @@ def test_a_run_with_a_refit_reports_it_and_removes_the_positions(tmp_path: Path)
     assert (tmp_path / "smoke" / "best.zip").is_file()
 
 
+def test_a_resume_without_the_refits_positions_is_refused_in_one_line(tmp_path: Path) -> None:
+    import pickle
+
+    sys.path.insert(0, str(ROOT))
+    import dataclasses
+
+    import train
+
+    cfg = train.Config(num_envs=4, num_steps=8, imitation_samples=96, imitation_refit_epochs=2)
+    run = train.Run(cfg, tmp_path)
+    run.dir.mkdir()
+    state = {"num_timesteps": 0, "imitated": 64, "config": dataclasses.asdict(cfg)}
+    run.state_file.write_bytes(pickle.dumps(state))
+    run.resume_file.write_bytes(b"")
+    (run.dir / "positions").mkdir()
+    (run.dir / "positions" / "0000.npz").write_bytes(b"")  # rollout 0001 was deleted
+    with pytest.raises(train.ConfigError, match=r"lacks 1 of the 2 .*0001\.npz.*--fresh"):
+        train.load_resume_point(run, cfg)
+    (run.dir / "positions" / "0001.npz").write_bytes(b"")
+    assert train.load_resume_point(run, cfg) is not None
+    done = dataclasses.replace(cfg, imitation_refit_epochs=0)  # nothing to refit: not asked
+    state["config"] = dataclasses.asdict(done)
+    run.state_file.write_bytes(pickle.dumps(state))
+    (run.dir / "positions" / "0000.npz").unlink()
+    assert train.load_resume_point(run, done) is not None
+
+
 def test_self_play_without_baselines_runs(tmp_path: Path) -> None:
     proc = run_train(
         "--config", "configs/smoke.yaml", "--baselines", "--total_timesteps", "1024",
