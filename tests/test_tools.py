@@ -77,6 +77,15 @@ def test_offline_fit_collects_values_and_fits_a_network_judged_elsewhere(tmp_pat
                  "0.5"], tmp_path)  # fmt: skip
     assert part.returncode == 0, part.stderr
     assert part.stdout.splitlines()[0] == "32 training positions, 16 held out"
+    # two networks, with weight decay: each alone, then both together
+    two = tool([*OFFLINE_FIT, "fit", "a.npz", "--config", cfg, "--epochs", "1", "--ensemble",
+                "2", "--weight_decay", "0.01"], tmp_path)  # fmt: skip
+    assert two.returncode == 0, two.stderr
+    lines = two.stdout.splitlines()
+    assert [x.split(",")[0].strip() for x in lines[1:6]] == [
+        "network 1 fitted", "alone", "network 2 fitted", "alone", "the first 2"
+    ]  # fmt: skip
+    assert lines[6].startswith("training: regret") and lines[7].startswith("held out: regret")
 
 
 def test_offline_fit_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
@@ -95,6 +104,9 @@ def test_offline_fit_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
         (["fit", "a.npz", "--config", cfg, "--epochs", "0"], "--epochs must be"),
         (["fit", "a.npz", "--config", cfg, "--fraction", "0"], "--fraction must be"),
         (["fit", "a.npz", "--config", cfg, "--fraction", "1.5"], "--fraction must be"),
+        (["fit", "a.npz", "--config", cfg, "--ensemble", "0"], "--ensemble must be"),
+        (["fit", "a.npz", "--config", cfg, "--weight_decay", "-1"], "--weight_decay must be"),
+        (["fit", "a.npz", "--config", cfg, "--weight_decay", "nan"], "--weight_decay must be"),
     ]
     for args, message in cases:
         done = tool([*OFFLINE_FIT, *args], tmp_path)

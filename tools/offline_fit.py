@@ -3,7 +3,8 @@
     python tools/offline_fit.py collect OUT.npz [--config configs/strong.yaml] [--rollouts 10]
         [--seed 1]
     python tools/offline_fit.py fit DATA.npz... [--config configs/strong.yaml] [--loss values]
-        [--epochs 12] [--fraction 1] [--out CHECKPOINT.zip] [--judge OTHER.npz...]
+        [--epochs 12] [--fraction 1] [--ensemble 1] [--weight_decay 0] [--out CHECKPOINT.zip]
+        [--judge OTHER.npz...]
 
 ``collect`` plays ``--rollouts`` rollouts of the config's table (its ``num_envs`` games,
 ``num_steps`` learner steps each, its baselines in the other seats) with the config's
@@ -26,9 +27,13 @@ give away :data:`BIG` points or more. Several files are joined game by game (eve
 the whole is held out). ``--judge FILE...`` also reports on the held-out games (every fifth) of
 other files, e.g. a fit on other positions judged on the same games as another. ``--fraction
 F`` trains on the first share F of the training games only (the held-out games unchanged): the
-learning curve in positions. ``--out`` writes the network as a checkpoint, for ``allfives
-eval`` or ``tools/action_regret.py``. The regrets are judged by a noisy teacher: another draw
-of the same teacher scores above 0 on them too.
+learning curve in positions. ``--ensemble K`` fits K networks (each from its own initial
+weights, in its own orders) and reports each alone and the first k together (the mean of
+their log-policies) on the held-out games; the last lines are the K together.
+``--weight_decay W`` trains with AdamW's decoupled weight decay W instead of Adam. The
+targets' temperature is the config's ``imitation_temperature``. ``--out`` writes the (first)
+network as a checkpoint, for ``allfives eval`` or ``tools/action_regret.py``. The regrets
+are judged by a noisy teacher: another draw of the same teacher scores above 0 on them too.
 """
 
 from __future__ import annotations
@@ -106,8 +111,7 @@ def fit(args: argparse.Namespace) -> None:
     run = train.Run(cfg, Path("runs"))
     pool = train.Pool(cfg, run.spec())
     table = train.make_table(cfg, pool)
-    learner = train.Learner(cfg, run, pool, table)  # the warm start's network and optimizer
-    net, optimizer = learner.net, learner.optimizer
+    learners = [train.Learner(cfg, run, pool, table) for _ in range(args.ensemble)]
     enc = table.encoding
     scores = enc.block_range("scores")[0]
     files = [np.load(p) for p in args.data]
@@ -143,7 +147,7 @@ def fit(args: argparse.Namespace) -> None:
     train_games = train_games[: max(1, round(args.fraction * len(train_games)))]
     training, heldout = part(train_games), part(held)
 
-    def loss_of(s: dict[str, Any], idx: Any) -> Any:
+    def loss_of(net: Any, s: dict[str, Any], idx: Any) -> Any:
         legal, v = s["legal"][idx], s["values"][idx]
         logp = th.log_softmax(net.logits(s["obs"][idx], s["masks"][idx]), dim=1)
         loss = train.soft_cross_entropy(logp, s["targets"][idx])
@@ -152,11 +156,20 @@ def fit(args: argparse.Namespace) -> None:
             loss = loss + (logp.exp() * th.where(legal, best - v, 0.0)).sum(dim=1).mean() / 10
         return loss
 
-    def report(s: dict[str, Any]) -> str:
+    def report(s: dict[str, Any], nets: list[Any]) -> str:
         with th.no_grad():
             pick = th.cat(
                 [
-                    net.logits(s["obs"][i : i + 8192], s["masks"][i : i + 8192]).argmax(dim=1)
+                    th.stack(
+                        [
+                            th.log_softmax(
+                                n.logits(s["obs"][i : i + 8192], s["masks"][i : i + 8192]), 1
+                            )
+                            for n in nets
+                        ]
+                    )
+                    .sum(dim=0)
+                    .argmax(dim=1)
                     for i in range(0, len(s["obs"]), 8192)
                 ]
             )
@@ -179,23 +192,35 @@ def fit(args: argparse.Namespace) -> None:
     size = len(training["obs"])
     print(f"{size} training positions, {len(heldout['obs'])} held out", flush=True)
     started = time.perf_counter()
-    for epoch in range(args.epochs):
-        optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1 - epoch / args.epochs)
-        order = th.randperm(size)
-        for start in range(0, size, minibatch):
-            loss = loss_of(training, order[start : start + minibatch])
-            optimizer.zero_grad()
-            loss.backward()
-            nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
-            optimizer.step()
-    print(f"fitted in {time.perf_counter() - started:.0f} s")
-    print(f"training: {report(training)}")
-    print(f"held out: {report(heldout)}")
+    nets = []
+    for k, learner in enumerate(learners):
+        net, optimizer = learner.net, learner.optimizer
+        if args.weight_decay:
+            optimizer = th.optim.AdamW(
+                net.parameters(), lr=cfg.learning_rate, eps=1e-5, weight_decay=args.weight_decay
+            )
+        for epoch in range(args.epochs):
+            optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1 - epoch / args.epochs)
+            order = th.randperm(size)
+            for start in range(0, size, minibatch):
+                loss = loss_of(net, training, order[start : start + minibatch])
+                optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+                optimizer.step()
+        nets.append(net)
+        print(f"network {k + 1} fitted, {time.perf_counter() - started:.0f} s", flush=True)
+        if args.ensemble > 1:
+            print(f"  alone, held out: {report(heldout, [net])}", flush=True)
+            if len(nets) > 1:
+                print(f"  the first {len(nets)}, held out: {report(heldout, nets)}", flush=True)
+    print(f"training: {report(training, nets)}")
+    print(f"held out: {report(heldout, nets)}")
     for path, f in zip(args.judge, judged, strict=True):
         games = np.arange(f["obs"].shape[1]) % 5 == 0
-        print(f"held out of {path}: {report(part(games, {k: f[k] for k in keys}))}")
+        print(f"held out of {path}: {report(part(games, {k: f[k] for k in keys}), nets)}")
     if args.out:
-        write_checkpoint(args.out, run.spec(), net.to_numpy())
+        write_checkpoint(args.out, run.spec(), nets[0].to_numpy())
         print(f"wrote {args.out}")
 
 
@@ -218,6 +243,14 @@ def main() -> None:
         "in positions; the held-out games stay the same",
     )
     f.add_argument("--out", type=Path)
+    f.add_argument("--weight_decay", type=float, default=0.0, help="AdamW's decoupled weight decay")
+    f.add_argument(
+        "--ensemble",
+        type=int,
+        default=1,
+        help="fit this many networks (other initial weights and orders) and report the "
+        "regret of their mean log-policy",
+    )
     f.add_argument(
         "--judge",
         nargs="+",
@@ -229,10 +262,11 @@ def main() -> None:
         q.add_argument("--config", type=Path, default=ROOT / "configs" / "strong.yaml")
     args = p.parse_args()
     import train
+    from agents.train_config import ConfigError
 
     try:
         train.load_yaml(args.config).check()
-    except train.ConfigError as e:
+    except ConfigError as e:
         p.error(f"--config: {e}")
     if args.command == "collect":
         from agents.teacher import value_agent
@@ -249,6 +283,10 @@ def main() -> None:
         return
     if args.epochs < 1:
         p.error(f"--epochs must be at least 1, not {args.epochs}")
+    if args.ensemble < 1:
+        p.error(f"--ensemble must be at least 1, not {args.ensemble}")
+    if not args.weight_decay >= 0:
+        p.error(f"--weight_decay must be 0 or more, not {args.weight_decay}")
     if not 0 < args.fraction <= 1:
         p.error(f"--fraction must be above 0 and at most 1, not {args.fraction}")
     if args.out is not None and not args.out.parent.is_dir():
