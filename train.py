@@ -671,22 +671,16 @@ class Learner:
         nn.utils.clip_grad_norm_(self.net.parameters(), self.cfg.max_grad_norm)
         self.optimizer.step()
 
-    @property
-    def positions_dir(self) -> Path:
-        """Where the warm start's positions are kept for the refit (``imitation_refit_epochs``)."""
-        return self.run.dir / "positions"
-
     def keep(self, part: Replayed) -> None:
         """Save one warm-start rollout's positions for the refit, as ``positions/NNNN.npz``
         (NNNN the rollout's index: a rollout played again after a resume overwrites its file;
         written atomically)."""
-        folder = self.positions_dir
-        folder.mkdir(parents=True, exist_ok=True)
-        index = self.run.imitated // (self.cfg.num_envs * self.cfg.num_steps)
-        tmp = folder / f"{index:04d}.tmp"
+        self.run.positions_dir.mkdir(parents=True, exist_ok=True)
+        path = self.run.kept_file(self.run.imitated // (self.cfg.num_envs * self.cfg.num_steps))
+        tmp = path.with_suffix(".tmp")
         with open(tmp, "wb") as f:
             np.savez_compressed(f, **part.to_numpy())
-        os.replace(tmp, folder / f"{index:04d}.npz")
+        os.replace(tmp, path)
 
     def kept(self) -> tuple[Any, ...]:
         """Every warm-start rollout's positions kept so far, end to end, in the field order of
@@ -694,8 +688,7 @@ class Learner:
         positions' own)."""
         import torch as th
 
-        rollouts = self.run.imitated // (self.cfg.num_envs * self.cfg.num_steps)
-        paths = [self.positions_dir / f"{i:04d}.npz" for i in range(rollouts)]
+        paths = self.run.kept_files(self.run.imitated)
         names = [f.name for f in dataclasses.fields(Replayed)]
         out: dict[str, Any] = {}
         at = 0
@@ -831,6 +824,18 @@ class Run:
         self.next_eval = cfg.eval_every
         self.timing = {"env": 0.0, "policy": 0.0, "update": 0.0, "eval": 0.0}
         self.seconds = 0.0  # of training (not evaluation), over every session
+        self.positions_dir = self.dir / "positions"
+        """Where the warm start's positions are kept for the refit (``imitation_refit_epochs``),
+        until it is done."""
+
+    def kept_file(self, rollout: int) -> Path:
+        """The file of the warm start's rollout ``rollout`` (from 0) in :attr:`positions_dir`."""
+        return self.positions_dir / f"{rollout:04d}.npz"
+
+    def kept_files(self, imitated: int) -> list[Path]:
+        """The files of the rollouts the warm start's first ``imitated`` steps played."""
+        per_rollout = self.cfg.num_envs * self.cfg.num_steps
+        return [self.kept_file(i) for i in range(imitated // per_rollout)]
 
     def spec(self) -> Any:
         from agents.learned import PolicySpec
@@ -991,13 +996,12 @@ def load_resume_point(run: Run, cfg: Config) -> dict[str, Any] | None:
         )
     imitated = int(saved.get("imitated", 0))
     if cfg.imitation_refit_epochs > 0 and imitated < cfg.imitation_samples:
-        folder = run.dir / "positions"  # the refit's, until it is done (Learner.keep)
-        rollouts = imitated // (cfg.num_envs * cfg.num_steps)
-        lost = [i for i in range(rollouts) if not (folder / f"{i:04d}.npz").is_file()]
+        files = run.kept_files(imitated)
+        lost = [path for path in files if not path.is_file()]
         if lost:
             raise ConfigError(
-                f"{folder} lacks {len(lost)} of the {rollouts} rollouts' positions the refit "
-                f"learns from (first: {lost[0]:04d}.npz); {way_out}"
+                f"{run.positions_dir} lacks {len(lost)} of the {len(files)} rollouts' positions "
+                f"the refit learns from (first: {lost[0].name}); {way_out}"
             )
     return saved
 
@@ -1082,7 +1086,7 @@ def train(cfg: Config, run: Run, saved: dict[str, Any] | None) -> None:
             started = time.perf_counter()
             save_resume_point(learner)
             if run.imitated >= cfg.imitation_samples:
-                shutil.rmtree(learner.positions_dir, ignore_errors=True)  # learned from
+                shutil.rmtree(run.positions_dir, ignore_errors=True)  # learned from
             stop_if_interrupted()
         while run.step < cfg.total_timesteps:  # 5. PPO
             if cfg.anneal_lr:

@@ -275,7 +275,7 @@ def test_the_refit_learns_from_every_position_the_warm_start_kept(tmp_path: Path
         learner.update(imitation=True)
         seen.append((learner.rollout.obs.reshape(32, -1).clone(), learner.rollout.labels.clone()))
         run.imitated += 32
-    files = sorted(p.name for p in learner.positions_dir.iterdir())
+    files = sorted(p.name for p in run.positions_dir.iterdir())
     assert files == ["0000.npz", "0001.npz", "0002.npz"]
     obs, _, masks, labels, targets, _ = learner.kept()
     assert th.equal(obs, th.cat([o for o, _ in seen]))

@@ -96,7 +96,6 @@ def collect(args: argparse.Namespace) -> None:
 def fit(args: argparse.Namespace) -> None:
     """Fit the config's network to saved values; report its regrets; save it if asked."""
     import torch as th
-    from torch import nn
 
     import train
     from agents.eval.regret import NEAR_END
@@ -194,20 +193,16 @@ def fit(args: argparse.Namespace) -> None:
     started = time.perf_counter()
     nets = []
     for k, learner in enumerate(learners):
-        net, optimizer = learner.net, learner.optimizer
+        net = learner.net
         if args.weight_decay:
-            optimizer = th.optim.AdamW(
+            learner.optimizer = th.optim.AdamW(
                 net.parameters(), lr=cfg.learning_rate, eps=1e-5, weight_decay=args.weight_decay
             )
         for epoch in range(args.epochs):
-            optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1 - epoch / args.epochs)
+            learner.optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1 - epoch / args.epochs)
             order = th.randperm(size)
             for start in range(0, size, minibatch):
-                loss = loss_of(net, training, order[start : start + minibatch])
-                optimizer.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
-                optimizer.step()
+                learner.descend(loss_of(net, training, order[start : start + minibatch]))
         nets.append(net)
         print(f"network {k + 1} fitted, {time.perf_counter() - started:.0f} s", flush=True)
         if args.ensemble > 1:
