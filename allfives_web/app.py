@@ -7,37 +7,46 @@ Routes (every error is JSON ``{"error": "..."}`` with a 4xx status, and changes 
 ``GET /api/options``
     The agents on offer, the presets with their player counts, and the server's limits.
 ``POST /api/games``
-    A new match: ``{"preset", "players", "partnerships", "seats", "seed"}``; ``seats`` names
-    each seat's agent from the catalogue, or ``"human"`` (at most one: the person at the page;
-    none: the agents play and the page watches). Returns the state, with its ``id``.
+    A new match: ``{"preset", "players", "partnerships", "seats", "seed", "pace"}``; ``seats``
+    names each seat's agent from the catalogue, or ``"human"`` (at most one: the person at the
+    page; none: the agents play and the page watches). ``pace`` is ``"auto"`` (the agents move
+    by themselves, up to the person's turn) or ``"step"`` (one agent action per ``step``).
+    Returns the state, with its ``id``; a seed the server drew shows only once the match is
+    over.
 ``GET /api/games/{id}``
     The state: the table from the person's seat (watching or replaying: every hand).
 ``POST /api/games/{id}/move``
     The person's move ``{"action": "4-1 E"}`` (``"draw"``, ``"pass"``); the agents then move
     until it is the person's turn again or the hand is over. 409 for an illegal move, naming it.
 ``POST /api/games/{id}/step``
-    Watching: the next action (or the next hand's deal).
+    The next agent's action (watching, at a hand's end: the next hand's deal).
 ``POST /api/games/{id}/next``
     Deal the next hand after one has ended.
 ``POST /api/games/{id}/seek``
     A replay: go to position ``{"at": k}``.
 ``GET /api/games/{id}/record``
-    The game record (RULES.md §4) as a JSON download.
+    The game record (RULES.md §4) as a JSON download: with a person, of the hands that have
+    ended (409 before the first has); watching, of every hand dealt.
 ``DELETE /api/games/{id}``
     Close a game.
 ``POST /api/replays``
     Open a game record (the request body is the record's JSON) for replaying.
 
-Bounds: request bodies are at most ``max_body`` bytes (413) and must say their length (411);
-at most ``max_games`` games live at once (429); a game idle for ``idle_seconds`` expires; ids
-are random and unguessable; nothing in a request names a path on the server.
+Bounds: request bodies are JSON (415) of at most ``max_body`` bytes, counted as they arrive
+(413); requests must name this server as their host and come from its own page, not another
+site's (:mod:`allfives_web.guard`: 400, 403); at most ``max_games`` games live at once (429), and
+``per_client`` of one client (its next one closes its least recently used); a game idle for
+``idle_seconds`` expires; ids are random and unguessable; nothing in a request names a path on
+the server. An error of the server's own is a JSON 500, logged.
+
+What a person is sent holds only what their seat may know (:mod:`allfives_web.sessions`).
 """
 
 from __future__ import annotations
 
 import json
-import random
-from collections.abc import Awaitable, Callable, MutableMapping
+import logging
+import secrets
 from dataclasses import dataclass
 from importlib.resources import files
 from typing import Any
@@ -54,7 +63,9 @@ from agents.errors import AgentError
 from allfives_env.core.errors import AllFivesError
 from allfives_env.core.rules import PRESETS, Rules
 from allfives_web.catalogue import HUMAN, Catalogue
+from allfives_web.guard import RequestGuard, error_response
 from allfives_web.sessions import (
+    Pace,
     PersonSeat,
     PlaySession,
     ReplaySession,
@@ -64,12 +75,6 @@ from allfives_web.sessions import (
 )
 
 STATIC = files("allfives_web") / "static"
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -84,6 +89,11 @@ class Settings:
     """A game untouched this long expires."""
     max_body: int = 256 * 1024
     """Request bodies (an uploaded record) at most this many bytes."""
+    per_client: int = 8
+    """Live games of one client (address) at most: its next closes its least recently used."""
+    allowed_hosts: tuple[str, ...] = ()
+    """Names the server answers to in the ``Host`` header, beside ``localhost`` and every IP
+    address (see :mod:`allfives_web.guard`)."""
 
 
 class NewGame(BaseModel):
@@ -96,6 +106,7 @@ class NewGame(BaseModel):
     partnerships: bool | None = None
     seats: list[str] = Field(min_length=2, max_length=4)
     seed: int | None = Field(default=None, ge=0, lt=2**63)
+    pace: Pace = "auto"
 
 
 class Move(BaseModel):
@@ -114,10 +125,6 @@ class Seek(BaseModel):
     at: int
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": " ".join(message.split())}, status_code=status)
-
-
 def _validation_message(exc: RequestValidationError) -> str:
     """The first problem of a request body, as one line."""
     errors = exc.errors()
@@ -132,33 +139,6 @@ def _validation_message(exc: RequestValidationError) -> str:
     return f"{where}: {e.get('msg', 'invalid')}"
 
 
-class BodyLimit:
-    """ASGI middleware: a body must say its length, and be at most ``limit`` bytes."""
-
-    def __init__(self, app: ASGIApp, limit: int):
-        self.app = app
-        self.limit = limit
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["method"] in ("POST", "PUT", "PATCH"):
-            headers = dict(scope["headers"])
-            length = headers.get(b"content-length")
-            response: JSONResponse | None = None
-            if length is None:
-                if headers.get(b"transfer-encoding"):
-                    response = _error(411, "say the body's length (Content-Length)")
-            elif not length.isdigit():
-                response = _error(400, "a bad Content-Length")
-            elif int(length) > self.limit:
-                response = _error(
-                    413, f"the body is {int(length)} bytes; at most {self.limit} are accepted"
-                )
-            if response is not None:
-                await response(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
-
-
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The app, with its own catalogue of agents and store of games.
 
@@ -167,24 +147,37 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """
     settings = settings or Settings()
     catalogue = Catalogue(settings.agents)
-    store = SessionStore(settings.max_games, settings.idle_seconds)
-    app = FastAPI(title="allfives", docs_url=None, redoc_url=None, openapi_url=None)
+    store = SessionStore(settings.max_games, settings.idle_seconds, per_client=settings.per_client)
+    app = FastAPI(
+        title="allfives",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+    )
     app.state.store = store
     app.state.catalogue = catalogue
-    app.add_middleware(BodyLimit, limit=settings.max_body)
+    app.add_middleware(
+        RequestGuard, allowed_hosts=settings.allowed_hosts, max_body=settings.max_body
+    )
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
 
     @app.exception_handler(WebError)
     async def web_error(request: Request, exc: WebError) -> JSONResponse:
-        return _error(exc.status, str(exc))
+        return error_response(exc.status, str(exc))
 
     @app.exception_handler(RequestValidationError)
     async def bad_body(request: Request, exc: RequestValidationError) -> JSONResponse:
-        return _error(422, _validation_message(exc))
+        return error_response(422, _validation_message(exc))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return _error(exc.status_code, str(exc.detail))
+        return error_response(exc.status_code, str(exc.detail))
+
+    @app.exception_handler(Exception)
+    async def internal_error(request: Request, exc: Exception) -> JSONResponse:
+        # a fault of the server's, not the request's: logged with its traceback, answered in JSON
+        logging.getLogger("allfives.web").exception("error in %s", request.url.path)
+        return error_response(500, "the server failed on this request (its log says why)")
 
     @app.get("/", response_class=HTMLResponse)
     def index() -> HTMLResponse:
@@ -210,11 +203,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         }
 
     @app.post("/api/games", status_code=201)
-    def new_game(body: NewGame) -> dict[str, Any]:
+    def new_game(body: NewGame, request: Request) -> dict[str, Any]:
         rules = _rules(body)
         agents = _seat_agents(catalogue, rules, body.seats)
-        seed = body.seed if body.seed is not None else random.SystemRandom().randrange(2**31)
-        session = store.add(lambda: PlaySession(rules, body.seats, agents, seed))
+        given = body.seed is not None
+        # a seed the server draws is secret until the match ends, and too large to search for
+        seed = body.seed if body.seed is not None else secrets.randbelow(2**63)
+        session = store.add(
+            lambda: PlaySession(rules, body.seats, agents, seed, given, body.pace),
+            _client(request),
+        )
         with session.lock:
             return session.state()
 
@@ -275,17 +273,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.post("/api/replays", status_code=201)
     async def open_replay(request: Request) -> dict[str, Any]:
-        raw = await request.body()
-        if len(raw) > settings.max_body:
-            raise WebError(f"at most {settings.max_body} bytes are accepted", 413)
+        raw = await request.body()  # at most max_body bytes: FastAPI counts them
         try:
             data = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # bad UTF-8, bad JSON, a number too long to read
             raise WebError("the record is not valid JSON", 422) from None
-        session = store.add(lambda: ReplaySession(data))
+        session = store.add(lambda: ReplaySession(data), _client(request))
         return session.state()
 
     return app
+
+
+def _client(request: Request) -> str:
+    """The client's address: a client's share of the live games is counted by it."""
+    return request.client.host if request.client is not None else ""
 
 
 def _rules(body: NewGame) -> Rules:

@@ -2,11 +2,18 @@
 
 A :class:`Session` is one game behind an unguessable id. :class:`PlaySession` wraps the
 project's match loop (:class:`agents.eval.match.Match`, seeded like ``allfives play``): with a
-person at one seat, the agents move until it is that person's turn; without one, agents move one
-action per :meth:`PlaySession.step`. Every move of the person is checked by the engine first; an
-illegal one raises :class:`MoveError` and changes nothing. :class:`ReplaySession` steps back and
-forth through a game record. :class:`SessionStore` holds at most ``max_games`` sessions, drops
-those idle for ``idle_seconds`` and gives each its own lock.
+person at one seat, the agents move until it is that person's turn (``pace="auto"``), or one
+action per :meth:`PlaySession.step` (``pace="step"``: the page paces them); without one, agents
+move one action per :meth:`PlaySession.step`. Every move of the person is checked by the engine
+first; an illegal one raises :class:`MoveError` and changes nothing. :class:`ReplaySession` steps
+back and forth through a game record. :class:`SessionStore` holds at most ``max_games`` sessions
+and ``per_client`` of one client, drops those idle for ``idle_seconds`` and gives each its own
+lock.
+
+What a person is sent never holds more than their seat may know at that moment: the table from
+their seat (:func:`~allfives_web.table.table_json`), a record of the hands that have ended (the
+whole match once it is over), and the match's seed only if they chose it or the match is over (a
+seed the server drew rebuilds every deal).
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from agents.base import Agent
 from agents.eval.match import Match, match_seeds
@@ -79,6 +86,8 @@ class Session:
         self.id = secrets.token_urlsafe(18)
         self.lock = threading.Lock()
         self.touched = time.monotonic()
+        self.client = ""
+        """Who opened it (the client's address), set by :meth:`SessionStore.add`."""
 
     def state(self) -> dict[str, Any]:
         """What the page shows now."""
@@ -89,6 +98,11 @@ class Session:
         raise NotImplementedError
 
 
+Pace = Literal["auto", "step"]
+"""How agents move in a game with a person: all at once after the person's move (``auto``), or
+one action per :meth:`PlaySession.step` (``step``)."""
+
+
 class PlaySession(Session):
     """A match between agents, with a person at one seat or none (watching).
 
@@ -97,19 +111,29 @@ class PlaySession(Session):
         names: each seat's catalogue name (``"human"`` at the person's seat, if any).
         agents: each seat's agent (a :class:`PersonSeat` at the person's seat: never asked).
         seed: seeds the deals and the agents as match 0 of ``allfives eval --seed SEED``.
+        seed_given: whether the person chose ``seed`` (then it is theirs to see); a seed the
+            server drew is shown only once the match is over.
+        pace: with a person, whether the agents move by themselves or one per :meth:`step`.
     """
 
     def __init__(
-        self, rules: Rules, names: Sequence[str], agents: Sequence[Agent], seed: int
+        self,
+        rules: Rules,
+        names: Sequence[str],
+        agents: Sequence[Agent],
+        seed: int,
+        seed_given: bool = True,
+        pace: Pace = "auto",
     ) -> None:
         super().__init__()
         self.names = list(names)
         self.person = self.names.index(HUMAN) if HUMAN in self.names else None
         self.mode = "play" if self.person is not None else "watch"
         self.seed = seed
+        self.seed_given = seed_given
+        self.pace: Pace = pace
         self.match = Match(rules, agents, *match_seeds(seed, 0, 0))
-        if self.person is not None:
-            self._agents_move()
+        self._agents_move()
 
     @property
     def game(self) -> Game:
@@ -117,7 +141,10 @@ class PlaySession(Session):
         return self.match.game
 
     def _agents_move(self) -> None:
-        """Let the agents move until the person is to act, or the hand is over."""
+        """With a person at ``auto`` pace: let the agents move until the person is to act, or
+        the hand is over."""
+        if self.person is None or self.pace != "auto":
+            return
         game = self.game
         while game.current_player is not None and game.current_player != self.person:
             self.match.apply(self.match.agent_action())
@@ -147,18 +174,24 @@ class PlaySession(Session):
         self._agents_move()
 
     def step(self) -> None:
-        """Watching: the next action of the agent to act, or the next hand's deal.
+        """The next action of the agent to act; watching, at a hand's end, the next deal.
 
         Raises:
-            MoveError: with a person at the table (agents move by themselves), or once the
-                match is over.
+            MoveError: with a person at ``auto`` pace (agents move by themselves), on the
+                person's turn, at a hand's end with a person (they deal with :meth:`next_hand`),
+                or once the match is over.
         """
-        if self.person is not None:
-            raise MoveError("in a game you play, the agents move by themselves")
         game = self.game
+        if self.person is not None:
+            if self.pace == "auto":
+                raise MoveError("in a game you play, the agents move by themselves")
+            if game.current_player == self.person:
+                raise MoveError("it is your turn")
         if game.is_match_over:
             raise MoveError("the match is over")
         if game.current_player is None:
+            if self.person is not None:
+                raise MoveError("the hand is over: deal the next one")
             self.match.next_hand()
         else:
             self.match.apply(self.match.agent_action())
@@ -175,8 +208,12 @@ class PlaySession(Session):
         if game.current_player is not None:
             raise MoveError("the hand is still in play")
         self.match.next_hand()
-        if self.person is not None:
-            self._agents_move()
+        self._agents_move()
+
+    @property
+    def seed_shown(self) -> bool:
+        """Whether the seed may be sent: the person chose it, nobody plays, or it is over."""
+        return self.seed_given or self.person is None or self.game.is_match_over
 
     def state(self) -> dict[str, Any]:
         """The table from the person's seat; watching, every hand is shown."""
@@ -186,7 +223,8 @@ class PlaySession(Session):
             mode=self.mode,
             you=self.person,
             names=self.names,
-            seed=self.seed,
+            seed=self.seed if self.seed_shown else None,
+            pace=self.pace,
             status=self._status(),
         )
         return out
@@ -202,11 +240,25 @@ class PlaySession(Session):
         return "agent_turn"
 
     def record(self) -> Record:
-        """The record of every hand dealt so far, with the seats' names and the seed."""
-        extra = {"players": self.names, "seed": self.seed, "source": "allfives serve"}
+        """The record so far, with the seats' names (and the seed where it may be shown).
+
+        Watching, it holds every hand dealt; with a person, the hands that have ended (the
+        hand in play stays on the server).
+
+        Raises:
+            MoveError: with a person, before any hand has ended.
+        """
+        extra: dict[str, Any] = {"players": self.names, "source": "allfives serve"}
+        if self.seed_shown:
+            extra["seed"] = self.seed
         if self.person is not None:
             extra["human_seat"] = self.person
-        return record_of(self.game, extra)
+        full = record_of(self.game, extra)
+        if self.person is None or self.game.current_player is None:
+            return full
+        if len(full.hands) == 1:
+            raise MoveError("no hand has ended yet: the record holds the hands that have ended")
+        return Record(full.rules, full.hands[:-1], full.extra)
 
 
 @dataclass(frozen=True)
@@ -302,17 +354,20 @@ class ReplaySession(Session):
 
 
 class SessionStore:
-    """The live sessions, by id: at most ``max_games``; one idle ``idle_seconds`` expires."""
+    """The live sessions, by id: at most ``max_games`` in all and ``per_client`` of one client;
+    one idle ``idle_seconds`` expires."""
 
     def __init__(
         self,
         max_games: int = 32,
         idle_seconds: float = 1800.0,
         clock: Callable[[], float] = time.monotonic,
+        per_client: int = 8,
     ):
         self.max_games = max_games
         self.idle_seconds = idle_seconds
         self.clock = clock
+        self.per_client = per_client
         self.sessions: dict[str, Session] = {}
         self.lock = threading.Lock()
 
@@ -323,24 +378,45 @@ class SessionStore:
             for sid in [k for k, s in self.sessions.items() if now - s.touched > self.idle_seconds]:
                 del self.sessions[sid]
 
-    def add(self, make: Callable[[], Session]) -> Session:
-        """Make a session and keep it.
+    def _room(self, client: str, close: bool) -> None:
+        """Under the lock: check that a new game of ``client`` fits, closing (``close``) its
+        least recently used games beyond its share.
 
         Raises:
-            Full: when ``max_games`` sessions are live (nothing is made).
+            Full: when ``max_games`` sessions are live and none is ``client``'s to close.
+        """
+        mine = sorted(
+            (s for s in self.sessions.values() if s.client == client), key=lambda s: s.touched
+        )
+        if not mine and len(self.sessions) >= self.max_games:
+            raise Full(
+                f"the server holds {self.max_games} live games, its limit; wait "
+                f"{self.idle_seconds / 60:g} minutes for idle ones to expire"
+            )
+        while (
+            close
+            and mine
+            and (len(mine) >= self.per_client or len(self.sessions) >= self.max_games)
+        ):
+            del self.sessions[mine.pop(0).id]
+
+    def add(self, make: Callable[[], Session], client: str = "") -> Session:
+        """Make a session for ``client`` and keep it.
+
+        A client holds at most ``per_client`` games: its new one closes its least recently
+        used (a client cannot lock itself out, nor take every game from the others).
+
+        Raises:
+            Full: when ``max_games`` sessions of other clients are live (nothing is made).
         """
         self.expire()
         with self.lock:
-            if len(self.sessions) >= self.max_games:
-                raise Full(
-                    f"the server holds {self.max_games} live games, its limit; close one or "
-                    f"wait {self.idle_seconds / 60:g} minutes for idle ones to expire"
-                )
+            self._room(client, close=False)  # a request refused while making closes nothing
         session = make()
+        session.client = client
         session.touched = self.clock()
         with self.lock:
-            if len(self.sessions) >= self.max_games:
-                raise Full(f"the server holds {self.max_games} live games, its limit")
+            self._room(client, close=True)
             self.sessions[session.id] = session
         return session
 

@@ -3,8 +3,10 @@
 :func:`table_json` is the only way a position reaches the page. For a seat it is built from that
 seat's :class:`~allfives_env.core.view.PlayerView` alone (the engine's snapshot of what the seat
 may know), so another hand or the boneyard's order cannot slip in: hands of other seats are
-sizes, draws by others carry no tile. A spectator of agents, and a replay of a record, may be
-shown every hand (``reveal``); the boneyard's order is never sent.
+sizes, draws by others carry no tile. When a hand has ended, every seat's remaining tiles are
+shown to everyone, as at a table where they are turned up to be counted for the award. A
+spectator of agents, and a replay of a record, may be shown every hand (``reveal``); the
+boneyard's order is never sent.
 
 The layout is described for drawing (:func:`layout_json`): the line from W to E, the first
 spinner's column on it and its N and S branches, every other spinner's branches as rows of
@@ -13,6 +15,7 @@ their own, and each open place with the value it shows.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from allfives_env.core.actions import DRAW_ID, PASS_ID, Action, slot_name
@@ -45,14 +48,16 @@ def _chain(chain: list[tuple[int, int, int]]) -> list[list[int]]:
 def layout_json(layout: Layout) -> dict[str, Any]:
     """The layout, for drawing.
 
-    Keys: ``line`` (W to E, each ``[west half, east half, is double]``), ``spinner`` (the
-    first spinner's index on the line, or -1 when it is not on the line or there is none),
+    Keys: ``line`` (W to E, each ``[west half, east half, is double]``), ``lead`` (the led
+    tile's index on the line, -1 on an empty table), ``spinner`` (the first spinner's index on
+    the line, or -1 when it is not on the line or there is none),
     ``north`` and ``south`` (its branches, outwards), ``branches`` (every other open or
     started branch: ``slot``, ``name``, ``spinner`` value and ``tiles``), ``open`` (each open
     place: ``slot``, ``name``, ``value``) and ``count``.
     """
     out: dict[str, Any] = {
         "line": [[a, b, int(IS_DOUBLE[t])] for t, a, b in layout.line()],
+        "lead": -1 if layout.is_empty else len(layout.chains[0]),
         "spinner": -1,
         "north": [],
         "south": [],
@@ -121,11 +126,23 @@ def rules_json(rules: Rules) -> dict[str, Any]:
     }
 
 
+def last_tiles(events: Sequence[Event], num_players: int) -> list[list[int] | None]:
+    """Each seat's last tile placed in the hand (public), as ``[low, high]``, or ``None``."""
+    out: list[list[int] | None] = [None] * num_players
+    for ev in events:
+        tile = ev.action.tile
+        if tile is not None:
+            out[ev.seat] = tile_json(tile)
+    return out
+
+
 def table_json(game: Game, seat: int | None, reveal: bool = False) -> dict[str, Any]:
     """What the page shows of ``game``: from ``seat``'s view, or a spectator's (``None``).
 
     With ``reveal`` (a spectator only) every seat's tiles are included; otherwise only
-    ``seat``'s own. The legal actions are listed only for ``seat``, and only on its turn.
+    ``seat``'s own while the hand is in play, and every seat's once it has ended (the tiles
+    left are counted for the award). The legal actions are listed only for ``seat``, and only
+    on its turn.
     """
     if seat is not None and reveal:
         raise ValueError("a seat's view never reveals other hands")
@@ -139,10 +156,11 @@ def table_json(game: Game, seat: int | None, reveal: bool = False) -> dict[str, 
         for h, log in enumerate(finished[-1:], hand - 1)
         for i, ev in enumerate(log.events)
     ]
+    ended = view.current_player is None  # the hand is over: what is left is turned up
     seats = []
     for s in range(rules.num_players):
         tiles: list[Tile] | None = None
-        if reveal:
+        if reveal or ended:
             tiles = game.hand(s)
         elif s == seat:
             tiles = list(view.hand)
@@ -171,6 +189,7 @@ def table_json(game: Game, seat: int | None, reveal: bool = False) -> dict[str, 
         "draws_this_turn": view.draws_this_turn,
         "required_lead": None if view.required_lead is None else tile_json(view.required_lead),
         "layout": layout_json(view.layout),
+        "last_tiles": last_tiles(events, rules.num_players),
         "seats": seats,
         "legal": [action_json(a) for a in view.legal_actions] if mine else [],
         "moves": earlier + [event_json(ev, hand, i == 0) for i, ev in enumerate(events)],

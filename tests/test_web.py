@@ -27,10 +27,18 @@ from allfives_web.catalogue import Catalogue, CatalogueError
 from allfives_web.sessions import SessionStore
 from allfives_web.table import table_json
 
+BASE = "http://127.0.0.1:8000"
+
+
+def local(settings: Settings | None = None, address: str = "127.0.0.1") -> TestClient:
+    """A client of a fresh app, reaching it as a page of its own would (``address``: the
+    client's)."""
+    return TestClient(create_app(settings), base_url=BASE, client=(address, 50000))
+
 
 @pytest.fixture(scope="module")
 def client() -> TestClient:
-    return TestClient(create_app())
+    return local()
 
 
 def new_game(client: TestClient, seats: list[str], **kw: Any) -> dict[str, Any]:
@@ -156,11 +164,84 @@ def test_malformed_requests_are_one_line_json_errors(
     assert len(client.app.state.store.sessions) == before  # type: ignore[attr-defined]
 
 
+JSON = {"content-type": "application/json"}
+
+
 def test_oversized_bodies_are_refused_before_they_are_read() -> None:
-    client = TestClient(create_app(Settings(max_body=1000)))
-    r = client.post("/api/replays", content="x" * 1001)
-    assert r.status_code == 413 and "at most 1000" in r.json()["error"]
+    client = local(Settings(max_body=1000))
+    r = client.post("/api/replays", content="x" * 1001, headers=JSON)
+    assert r.status_code == 413 and "over 1000 bytes" in r.json()["error"]
     assert not client.app.state.store.sessions  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("path", ["/api/replays", "/api/games"])
+def test_a_body_is_counted_as_it_arrives_whatever_its_headers_say(path: str) -> None:
+    client = local(Settings(max_body=1000))
+
+    def chunks() -> Any:  # chunked: no Content-Length to read beforehand
+        for _ in range(1000):
+            yield b" " * 100
+
+    r = client.post(path, content=chunks(), headers=JSON)
+    assert r.status_code == 413 and "over 1000 bytes" in r.json()["error"]
+    assert not client.app.state.store.sessions  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("path", "field"),
+    [("/api/replays", "format"), ("/api/games", "seed"), ("/api/games/x/seek", "at")],
+)
+def test_a_number_too_long_to_read_is_a_json_422(client: TestClient, path: str, field: str) -> None:
+    body = f'{{"{field}": {"7" * 5000}}}'
+    r = client.post(path, content=body, headers=JSON)
+    assert r.status_code in (400, 404, 422), r.text
+    assert r.headers["content-type"] == "application/json" and "error" in r.json()
+
+
+def test_bodies_must_be_json() -> None:
+    client = local()
+    for kind in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data", None):
+        headers = {} if kind is None else {"content-type": kind}
+        r = client.post("/api/replays", content="{}", headers=headers)
+        assert r.status_code == 415 and "must be JSON" in r.json()["error"]
+        r = client.post("/api/games", content='{"seats": ["human", "greedy"]}', headers=headers)
+        assert r.status_code == 415
+    assert not client.app.state.store.sessions  # type: ignore[attr-defined]
+
+
+def test_requests_for_another_host_or_from_another_sites_page_are_refused() -> None:
+    client = local()
+    game = {"seats": ["human", "greedy"]}
+    # DNS rebinding: a page of evil.example whose name now points at this machine
+    r = client.post("/api/games", json=game, headers={"host": "evil.example:8000"})
+    assert r.status_code == 400 and "evil.example" in r.json()["error"]
+    assert client.get("/", headers={"host": "evil.example"}).status_code == 400
+    for origin in ("http://evil.example", "null", "http://127.0.0.1:9999"):
+        r = client.post("/api/games", json=game, headers={"origin": origin})
+        assert r.status_code == 403 and "other sites" in r.json()["error"]
+    r = client.post("/api/games", json=game, headers={"sec-fetch-site": "cross-site"})
+    assert r.status_code == 403
+    assert not client.app.state.store.sessions  # type: ignore[attr-defined]
+    # the page itself, and programs that send no Origin
+    ok = {"origin": BASE, "sec-fetch-site": "same-origin"}
+    assert client.post("/api/games", json=game, headers=ok).status_code == 201
+    assert client.post("/api/games", json=game).status_code == 201
+    for host in ("localhost:8000", "[::1]:8000", "192.168.1.20:8000"):
+        assert client.get("/api/options", headers={"host": host}).status_code == 200
+    named = local(Settings(allowed_hosts=("table.lan",)))
+    assert named.get("/api/options", headers={"host": "table.lan:8000"}).status_code == 200
+
+
+def test_an_error_of_the_servers_own_is_a_json_500() -> None:
+    app = create_app()
+
+    @app.get("/api/broken")
+    def broken() -> None:
+        raise RuntimeError("a bug")
+
+    r = TestClient(app, base_url=BASE, raise_server_exceptions=False).get("/api/broken")
+    assert r.status_code == 500 and r.headers["content-type"] == "application/json"
+    assert "server failed" in r.json()["error"]
 
 
 def test_a_record_that_is_not_one_is_a_422(client: TestClient) -> None:
@@ -168,14 +249,14 @@ def test_a_record_that_is_not_one_is_a_422(client: TestClient) -> None:
         ("not json", "not valid JSON"),
         ('{"format": "allfives-record/1"}', "not a valid game record"),
     ]:
-        r = client.post("/api/replays", content=text)
+        r = client.post("/api/replays", content=text, headers=JSON)
         assert r.status_code == 422 and message in r.json()["error"]
 
 
 def test_a_replay_steps_back_and_forth_through_the_record(client: TestClient) -> None:
     done = play_out(client, new_game(client, ["human", "random"], seed=4), random.Random(4))
     record = client.get(f"/api/games/{done['id']}/record").text
-    r = client.post("/api/replays", content=record)
+    r = client.post("/api/replays", content=record, headers=JSON)
     assert r.status_code == 201
     rep = r.json()
     assert rep["mode"] == "replay" and rep["at"] == 0
@@ -205,7 +286,7 @@ def test_watching_steps_one_action_at_a_time_and_shows_every_hand(client: TestCl
 
 
 def test_games_are_isolated_under_concurrent_requests() -> None:
-    client = TestClient(create_app())
+    client = local()
     games = [new_game(client, ["human", "greedy"], seed=s) for s in range(4)]
     finals: dict[str, dict[str, Any]] = {}
 
@@ -217,7 +298,7 @@ def test_games_are_isolated_under_concurrent_requests() -> None:
         t.start()
     for t in threads:
         t.join()
-    alone = TestClient(create_app())
+    alone = local()
     for g in games:
         solo = play_out(alone, new_game(alone, ["human", "greedy"], seed=g["seed"]),
                         random.Random(g["seed"]))  # fmt: skip
@@ -226,13 +307,32 @@ def test_games_are_isolated_under_concurrent_requests() -> None:
 
 
 def test_live_games_are_bounded_and_idle_ones_expire() -> None:
-    client = TestClient(create_app(Settings(max_games=2)))
-    a = new_game(client, ["human", "greedy"])
-    new_game(client, ["human", "greedy"])
-    r = client.post("/api/games", json={"seats": ["human", "greedy"]})
+    app = create_app(Settings(max_games=2))
+    a, b, c = (TestClient(app, base_url=BASE, client=(f"10.0.0.{k}", 1)) for k in (1, 2, 3))
+    first = new_game(a, ["human", "greedy"])
+    new_game(b, ["human", "greedy"])
+    r = c.post("/api/games", json={"seats": ["human", "greedy"]})
     assert r.status_code == 429 and "limit" in r.json()["error"]
-    assert client.delete(f"/api/games/{a['id']}").status_code == 200
-    new_game(client, ["human", "greedy"])
+    # a client with games of its own is never locked out: its next closes its oldest
+    second = new_game(a, ["human", "greedy"])
+    assert a.get(f"/api/games/{first['id']}").status_code == 404
+    assert a.get(f"/api/games/{second['id']}").status_code == 200
+    assert a.delete(f"/api/games/{second['id']}").status_code == 200
+    new_game(c, ["human", "greedy"])
+
+
+def test_one_client_cannot_take_every_game() -> None:
+    app = create_app(Settings(max_games=6, per_client=3))
+    a, b = (TestClient(app, base_url=BASE, client=(f"10.0.0.{k}", 1)) for k in (1, 2))
+    ids = [new_game(a, ["human", "greedy"])["id"] for _ in range(5)]
+    live = [a.get(f"/api/games/{g}").status_code for g in ids]
+    assert live == [404, 404, 200, 200, 200]  # its least recently used were closed
+    for _ in range(3):
+        new_game(b, ["human", "greedy"])
+    # a request refused while its game is made (a bad record) closes nothing
+    r = a.post("/api/replays", content='{"format": "x"}', headers=JSON)
+    assert r.status_code == 422
+    assert [a.get(f"/api/games/{g}").status_code for g in ids[2:]] == [200] * 3
 
     now = [0.0]
     store = SessionStore(max_games=2, idle_seconds=60, clock=lambda: now[0])
@@ -261,7 +361,7 @@ def test_checkpoints_are_offered_by_name_and_play_only_their_rules(tmp_path: Pat
     path = tmp_path / "mine" / "best.zip"
     path.parent.mkdir()
     fake_checkpoint(path, Rules.preset("pagat", 2))
-    client = TestClient(create_app(Settings(agents=(str(path),))))
+    client = local(Settings(agents=(str(path),)))
     names = [a["name"] for a in client.get("/api/options").json()["agents"]]
     assert "mine" in names and str(path) not in json.dumps(names)
     state = new_game(client, ["human", "mine"], seed=1)
@@ -286,13 +386,19 @@ def test_a_seats_table_holds_nothing_it_cannot_see(seed: int, steps: int, player
             game.deal(rng)
             continue
         game.apply(rng.choice(game.legal_actions()))
+    in_play = game.current_player is not None
     for seat in range(players):
-        twin = with_hidden_tiles_reshuffled(game, seat, rng)
-        assert table_json(game, seat) == table_json(twin, seat)
         mine = table_json(game, seat)
-        assert all(s["tiles"] is None for s in mine["seats"] if s["seat"] != seat)
+        if in_play:
+            twin = with_hidden_tiles_reshuffled(game, seat, rng)
+            assert table_json(twin, seat) == mine
+            assert all(s["tiles"] is None for s in mine["seats"] if s["seat"] != seat)
+        else:  # the hand has ended: what is left in every hand is turned up to be counted
+            assert [s["tiles"] for s in mine["seats"]] == [
+                [[t.low, t.high] for t in game.hand(s)] for s in range(players)
+            ]
     spectator = table_json(game, None)
-    assert all(s["tiles"] is None for s in spectator["seats"])
+    assert all((s["tiles"] is None) == in_play for s in spectator["seats"])
     with pytest.raises(ValueError):
         table_json(game, 0, reveal=True)
 
