@@ -1,0 +1,110 @@
+"""The project as a user installs it: a wheel built from the source tree, installed into a
+fresh virtual environment outside the repository, serves the web page and its scripts."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import sysconfig
+import time
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi")
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("allfives_env", "agents", "allfives_rllib", "allfives_web", "allfives_openspiel")
+STATIC = ("index.html", "app.js", "board.js", "style.css")
+
+
+def source_files() -> list[str]:
+    """The files of the source tree: tracked, or new and not ignored."""
+    out = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    return [f for f in out.split("\0") if f and (ROOT / f).is_file()]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("needs the git checkout to know the source files")
+    tmp = tmp_path_factory.mktemp("wheel")
+    src = tmp / "src"
+    for f in source_files():
+        (src / f).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / f, src / f)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+         "-w", str(tmp / "dist"), str(src)],
+        check=True,
+    )  # fmt: skip
+    (found,) = (tmp / "dist").glob("allfives-*.whl")
+    return found
+
+
+def test_the_wheel_holds_the_page_and_marks_every_package_typed(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for package in PACKAGES:
+        assert f"{package}/py.typed" in names, package
+    for name in STATIC:
+        assert f"allfives_web/static/{name}" in names, name
+    assert "agents/benchmark/reference-allfives-bench-1.json" in names
+
+
+def test_a_wheel_installed_elsewhere_serves_the_page(wheel: Path, tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
+        check=True,
+    )
+    # what the project needs (numpy, FastAPI...) from this environment's site-packages, on the
+    # path without its .pth files, so that the repository's editable install stays out
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": sysconfig.get_paths()["purelib"]}
+    where = subprocess.run(
+        [str(python), "-c", "import allfives_web; print(allfives_web.__file__)"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert where.startswith(str(venv)), where
+    proc = subprocess.Popen(
+        [str(venv / "bin" / "allfives"), "serve", "--port", "0"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("allfives serve: http://"), (line, proc.poll())
+        url = line.split()[2].rstrip("/")
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                page = urllib.request.urlopen(f"{url}/", timeout=5).read().decode()
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.2)
+        assert '<script type="module" src="/static/app.js">' in page
+        for name in STATIC:
+            with urllib.request.urlopen(f"{url}/static/{name}", timeout=5) as r:
+                assert r.read() == (ROOT / "allfives_web" / "static" / name).read_bytes(), name
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
+    assert "Traceback" not in err, err
