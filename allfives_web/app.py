@@ -70,9 +70,9 @@ from allfives_web.sessions import (
     PlaySession,
     ReplaySession,
     Session,
-    SessionStore,
     WebError,
 )
+from allfives_web.store import SessionStore
 
 STATIC = files("allfives_web") / "static"
 
@@ -208,7 +208,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         agents = _seat_agents(catalogue, rules, body.seats)
         given = body.seed is not None
         # a seed the server draws is secret until the match ends, and too large to search for
-        seed = body.seed if body.seed is not None else secrets.randbelow(2**63)
+        # (53 bits: a page's JavaScript reads it exactly)
+        seed = body.seed if body.seed is not None else secrets.randbelow(2**53)
         session = store.add(
             lambda: PlaySession(rules, body.seats, agents, seed, given, body.pace),
             _client(request),

@@ -24,7 +24,7 @@ from allfives_env.core.rules import Rules
 from allfives_env.core.tiles import TILES
 from allfives_web.app import Settings, create_app
 from allfives_web.catalogue import Catalogue, CatalogueError
-from allfives_web.sessions import SessionStore
+from allfives_web.store import SessionStore
 from allfives_web.table import table_json
 
 BASE = "http://127.0.0.1:8000"
@@ -418,3 +418,79 @@ def test_serve_refuses_a_busy_port_and_a_bad_agent_in_one_line(
     assert main(["serve", "--port", "0", "--agent", "bot=missing.zip"]) == 2
     err = capsys.readouterr().err
     assert "--agent 'missing.zip'" in err and err.count("\n") == 1
+
+
+ROUTES = [
+    ("POST", "/api/games"),
+    ("POST", "/api/games/{gid}/move"),
+    ("POST", "/api/games/{gid}/step"),
+    ("POST", "/api/games/{gid}/next"),
+    ("POST", "/api/games/{gid}/seek"),
+    ("POST", "/api/replays"),
+    ("GET", "/api/games/{gid}"),
+    ("GET", "/api/games/{gid}/record"),
+    ("DELETE", "/api/games/{gid}"),
+    ("GET", "/api/nowhere"),
+    ("PUT", "/api/games"),
+    ("GET", "/static/../../etc/passwd"),
+]
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | st.text(max_size=30)
+    | st.sampled_from(["human", "greedy", "pagat", "draw", "6-6 W", "allfives-record/1"]),
+    lambda inner: (
+        st.lists(inner, max_size=5)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "seats",
+                    "preset",
+                    "players",
+                    "seed",
+                    "action",
+                    "at",
+                    "format",
+                    "hands",
+                    "rules",
+                    "pace",
+                    "partnerships",
+                    "x",
+                ]
+            ),
+            inner,
+            max_size=5,
+        )
+    ),
+    max_leaves=20,
+)
+
+
+@pytest.fixture(scope="module")
+def played() -> tuple[TestClient, str]:
+    """A client and a game of its, for the fuzzing below."""
+    client = local()
+    return client, new_game(client, ["human", "random"], seed=1)["id"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    route=st.sampled_from(ROUTES),
+    body=JSON_VALUES.map(json.dumps).map(str.encode) | st.binary(max_size=300),
+)
+def test_no_request_gets_anything_but_a_json_answer(
+    played: tuple[TestClient, str], route: tuple[str, str], body: bytes
+) -> None:
+    """Whatever a client sends to whichever route: a JSON answer, never a server error."""
+    client, game = played
+    method, path = route
+    gid = "no-such-game" if method == "DELETE" else game
+    r = client.request(method, path.format(gid=gid), content=body, headers=JSON)
+    assert r.status_code < 500, (r.status_code, r.text)
+    assert r.headers["content-type"] == "application/json", (r.status_code, r.text)
+    if r.status_code >= 400:
+        error = r.json()["error"]
+        assert isinstance(error, str) and "\n" not in error

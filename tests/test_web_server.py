@@ -5,56 +5,16 @@ from __future__ import annotations
 
 import json
 import socket
-import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from live_server import Server, start
 
 pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
-
-
-@dataclass
-class Server:
-    url: str
-    port: int
-    proc: subprocess.Popen[str]
-
-    def stop(self) -> str:
-        """Stop it; return what it wrote on stderr."""
-        self.proc.terminate()
-        _, err = self.proc.communicate(timeout=30)
-        return err
-
-
-def start(*args: str) -> Server:
-    """``allfives serve --port 0 ARGS``, once it answers (the port read from what it prints)."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "allfives_env", "serve", "--port", "0", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    assert line.startswith("allfives serve: http://"), (line, proc.poll())
-    url = line.split()[2].rstrip("/")
-    port = int(url.rsplit(":", 1)[1])
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(f"{url}/api/options", timeout=2).read()
-            return Server(url, port, proc)
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError(f"allfives serve did not start: {proc.communicate()}") from None
-            time.sleep(0.2)
 
 
 @pytest.fixture(scope="module")

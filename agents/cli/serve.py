@@ -66,18 +66,12 @@ def listen(host: str, port: int) -> socket.socket:
     Raises:
         OSError: when the address cannot be listened on (in use, not this machine's...).
     """
+    from allfives_web.guard import is_address
+
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    if family == socket.AF_INET and not _is_address(host):
+    if family == socket.AF_INET and not is_address(host):
         family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
     return socket.create_server((host, port), family=family)
-
-
-def _is_address(text: str) -> bool:
-    try:
-        ipaddress.ip_address(text)
-    except ValueError:
-        return False
-    return True
 
 
 def url_of(sock: socket.socket) -> str:

@@ -1,6 +1,6 @@
 // allfives: play, watch and replay All Fives in the browser. The server checks every move;
 // this page only draws the state it is sent and posts the person's choices.
-"use strict";
+import { MARGIN, board, fit } from "./board.js";
 
 const $ = (id) => document.getElementById(id);
 const NS = "http://www.w3.org/2000/svg";
@@ -12,14 +12,25 @@ const PIPS = {
 };
 const STATUS = {
   your_turn: "Your turn", agent_turn: "Agents to move", hand_over: "Hand over",
-  match_over: "Match over", replay: "Replay",
+  match_over: "Match over", replay: "Replay", closed: "Game closed",
 };
+const SEAT_COLOURS = ["#d9480f", "#1971c2", "#9c36b5", "#2b8a3e"];
+const UNIT_MIN = 24;   // px per half-tile: a tile is at least 48×24, an open end as large
+const UNIT_MAX = 44;
+const HINT_KEY = "allfives.hinted";
 
 let options = null;   // GET /api/options
 let state = null;     // the last state the server sent
 let tab = "play";
 let selected = null;  // "a-b": the tile of the person's hand chosen to place
-let timer = null;     // auto-play
+let timer = null;     // the next paced step (agents' moves, auto-play)
+let autoplay = false; // watching: step by itself
+
+window.allfivesBoard = board;
+
+class ApiError extends Error {
+  constructor(status, message) { super(message); this.status = status; }
+}
 
 async function api(method, path, body) {
   const init = { method, headers: {} };
@@ -27,15 +38,42 @@ async function api(method, path, body) {
     init.body = typeof body === "string" ? body : JSON.stringify(body);
     init.headers["Content-Type"] = "application/json";
   }
-  const response = await fetch(path, init);
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch (e) {
+    throw new ApiError(0, "the server cannot be reached: is allfives serve still running?");
+  }
   const data = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
-  if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
+  if (!response.ok) throw new ApiError(response.status, data.error || `HTTP ${response.status}`);
   return data;
 }
 
 function showError(e) {
   $("error").textContent = e ? String(e.message || e) : "";
   $("error").hidden = !e;
+}
+
+// An error during a game, where the player looks: above the hand, saying what to do.
+function showGameError(e) {
+  if (!e) { $("game-error").hidden = true; return; }
+  let text = String(e.message || e);
+  if (e.status === 404) {
+    text = "This game is gone from the server: it expired after a long pause, or was closed. "
+      + "Start a new one.";
+    closeGame();
+  }
+  $("game-error-text").textContent = text;
+  $("new-game-button").hidden = e.status !== 404 && e.status !== 0;
+  $("game-error").hidden = false;
+}
+
+function closeGame() {
+  stopTimer();
+  if (!state) return;
+  state = { ...state, status: "closed", legal: [], current_player: null };
+  history.replaceState(null, "", location.pathname);
+  render(state, false);
 }
 
 function el(tag, attrs = {}, parent = null, text = null) {
@@ -49,7 +87,7 @@ function el(tag, attrs = {}, parent = null, text = null) {
 // ------------------------------------------------------------------ dominoes
 
 function half(g, x, y, v) {
-  for (const [px, py] of PIPS[v]) el("circle", { cx: x + px, cy: y + py, r: .09, class: "pip" }, g);
+  for (const [px, py] of PIPS[v]) el("circle", { cx: x + px, cy: y + py, r: .1, class: "pip" }, g);
 }
 
 // A domino at (x, y): w×h is 2×1 (a left, b right) or 1×2 (a top, b bottom).
@@ -65,11 +103,10 @@ function domino(g, x, y, w, h, a, b, back = false) {
   }
 }
 
-function tileSvg(a, b, back = false, size = 28) {
+function tileSvg(a, b, back = false, size = null) {
   const svg = document.createElementNS(NS, "svg");
   svg.setAttribute("viewBox", "-0.05 -0.05 1.1 2.1");
-  svg.setAttribute("width", size);
-  svg.setAttribute("height", size * 2);
+  if (size) { svg.setAttribute("width", size); svg.setAttribute("height", size * 2); }
   svg.classList.add("tile");
   domino(svg, 0, 0, 1, 2, a, b, back);
   return svg;
@@ -77,76 +114,82 @@ function tileSvg(a, b, back = false, size = 28) {
 
 // ------------------------------------------------------------------ the table
 
-// Where each tile and each open place goes: the line along y = 0, the first spinner's N and
-// S branches up and down its column, every other branch as a row below.
-function board(layout) {
-  const items = [];
-  const places = [];
-  const open = new Map(layout.open.map((o) => [o.slot, o]));
-  if (!layout.line.length) {
-    places.push({ slot: 0, name: "lead", value: "", x: 0, y: -.5, w: 2, h: 1 });
-    return { items, places, labels: [] };
-  }
-  let x = 0;
-  let spin = null;
-  layout.line.forEach(([a, b, dbl], i) => {
-    if (dbl) { items.push({ x, y: -1, w: 1, h: 2, a, b: a }); if (i === layout.spinner) spin = x; x += 1; }
-    else { items.push({ x, y: -.5, w: 2, h: 1, a, b }); x += 2; }
-  });
-  if (open.has(0)) places.push({ ...open.get(0), x: -2, y: -.5, w: 2, h: 1 });
-  if (open.has(1)) places.push({ ...open.get(1), x, y: -.5, w: 2, h: 1 });
-  if (spin !== null) {
-    let y = -1;
-    for (const [near, far, dbl] of layout.north) {
-      if (dbl) { items.push({ x: spin - .5, y: y - 1, w: 2, h: 1, a: near, b: near }); y -= 1; }
-      else { items.push({ x: spin, y: y - 2, w: 1, h: 2, a: far, b: near }); y -= 2; }
-    }
-    if (open.has(2)) places.push({ ...open.get(2), x: spin, y: y - 2, w: 1, h: 2 });
-    y = 1;
-    for (const [near, far, dbl] of layout.south) {
-      if (dbl) { items.push({ x: spin - .5, y, w: 2, h: 1, a: near, b: near }); y += 1; }
-      else { items.push({ x: spin, y, w: 1, h: 2, a: near, b: far }); y += 2; }
-    }
-    if (open.has(3)) places.push({ ...open.get(3), x: spin, y, w: 1, h: 2 });
-  }
-  const bottom = Math.max(1, ...items.map((t) => t.y + t.h), ...places.map((p) => p.y + p.h));
-  const labels = [];
-  layout.branches.forEach((br, i) => {
-    const y = bottom + .6 + i * 1.4;
-    labels.push({ x: -2, y: y + .65, text: `${br.name} from ${br.spinner}-${br.spinner}` });
-    let bx = 1.5;
-    for (const [near, far, dbl] of br.tiles) {
-      if (dbl) { items.push({ x: bx, y: y - .5, w: 1, h: 2, a: near, b: near }); bx += 1; }
-      else { items.push({ x: bx, y, w: 2, h: 1, a: near, b: far }); bx += 2; }
-    }
-    if (open.has(br.slot)) places.push({ ...open.get(br.slot), x: bx, y, w: 2, h: 1 });
-  });
-  return { items, places, labels };
+const isPhone = () => window.matchMedia("(max-width: 760px)").matches;
+
+// On a phone the board gets the height the rest leaves on the screen (at least 200 px): from
+// its top, as the page lies unscrolled, to the hand's dock.
+function sizeBoard() {
+  const wrap = $("board-wrap");
+  if (!isPhone()) { wrap.style.height = ""; return; }
+  const top = wrap.getBoundingClientRect().top + window.scrollY;
+  const room = window.innerHeight - top - $("dock").offsetHeight - 8;
+  wrap.style.height = `${Math.max(200, Math.floor(room))}px`;
 }
 
 function drawBoard() {
+  sizeBoard();
+  const wrap = $("board-wrap");
   const svg = $("board");
   svg.replaceChildren();
-  const { items, places, labels } = board(state.layout);
+  const width = wrap.clientWidth;
+  const height = wrap.clientHeight;
+  const { unit, geometry } = fit(state.layout, width, height, UNIT_MIN, UNIT_MAX);
+  const { items, places, labels, x0, x1, y0, y1 } = geometry;
   const legal = legalSlots();
-  for (const t of items) domino(svg, t.x, t.y, t.w, t.h, t.a, t.b);
-  for (const p of places) {
+  const last = new Map();
+  (state.last_tiles || []).forEach((t, s) => { if (t) last.set(`${t[0]}-${t[1]}`, s); });
+  for (const t of items) {
+    domino(svg, t.x, t.y, t.w, t.h, t.a, t.b);
+    if (last.has(t.key)) mark(svg, t, last.get(t.key));
+  }
+  const boxes = hitBoxes(places, unit);
+  places.forEach((p, i) => {
     const ok = legal.has(p.slot);
     const r = el("rect", {
-      x: p.x + .05, y: p.y + .05, width: p.w - .1, height: p.h - .1, rx: .1,
+      x: p.x, y: p.y, width: p.w, height: p.h, rx: .1,
       class: ok ? "target legal" : "target", "data-slot": p.name,
     }, svg);
     el("text", { x: p.x + p.w / 2, y: p.y + p.h / 2 + .15, class: "target-text" }, svg,
       p.name === "lead" ? "lead" : `${p.name} ${p.value}`);
-    if (ok) r.addEventListener("click", () => place(legal.get(p.slot)));
-  }
+    if (ok) {
+      const b = boxes[i];
+      const hit = el("rect", { ...b, fill: "transparent", class: "hit", "data-slot": p.name }, svg);
+      for (const node of [r, hit]) node.addEventListener("click", () => place(legal.get(p.slot)));
+    }
+  });
   for (const l of labels) el("text", { x: l.x, y: l.y, class: "label" }, svg, l.text);
-  const all = [...items, ...places, ...labels.map((l) => ({ x: l.x, y: l.y - .5, w: 3, h: .6 }))];
-  const x0 = Math.min(...all.map((t) => t.x)) - .5;
-  const y0 = Math.min(...all.map((t) => t.y)) - .5;
-  const x1 = Math.max(...all.map((t) => t.x + t.w)) + .5;
-  const y1 = Math.max(...all.map((t) => t.y + t.h)) + .5;
-  svg.setAttribute("viewBox", `${x0} ${y0} ${Math.max(x1 - x0, 12)} ${Math.max(y1 - y0, 5)}`);
+  const w = x1 - x0 + 2 * MARGIN;
+  const h = Math.max(y1 - y0 + 2 * MARGIN, height / unit);
+  const cy = (y0 + y1) / 2;
+  svg.setAttribute("viewBox", `${x0 - MARGIN} ${cy - h / 2} ${w} ${h}`);
+  svg.setAttribute("width", Math.floor(w * unit));
+  svg.setAttribute("height", Math.floor(h * unit));
+  svg.dataset.unit = unit;
+}
+
+// Where a click on an open place counts: the place, grown towards 44 px a side where that
+// reaches no other place's box.
+function hitBoxes(places, unit) {
+  const grow = (p, to) => {
+    const w = Math.max(p.w, to / unit);
+    const h = Math.max(p.h, to / unit);
+    return { x: p.x + (p.w - w) / 2, y: p.y + (p.h - h) / 2, width: w, height: h };
+  };
+  const big = places.map((p) => grow(p, 44));
+  const meets = (a, b) => a.x < b.x + b.width && b.x < a.x + a.width
+    && a.y < b.y + b.height && b.y < a.y + a.height;
+  return big.map((b, i) => (big.some((o, j) => j !== i && meets(b, o)) ? grow(places[i], 0) : b));
+}
+
+// A seat's last tile on the table: outlined in the seat's colour, with its number.
+function mark(svg, t, seat) {
+  const colour = SEAT_COLOURS[seat % SEAT_COLOURS.length];
+  el("rect", { x: t.x - .04, y: t.y - .04, width: t.w + .08, height: t.h + .08, rx: .12,
+    class: "last", stroke: colour, "data-last-seat": seat }, svg);
+  const bx = t.x + t.w - .15;
+  const by = t.y + .15;
+  el("circle", { cx: bx, cy: by, r: .24, fill: colour }, svg);
+  el("text", { x: bx, y: by + .15, class: "badge-text" }, svg, String(seat));
 }
 
 // ------------------------------------------------------------------ the person's moves
@@ -163,13 +206,19 @@ function legalSlots() {
 }
 
 async function act(path, body) {
+  stopTimer();
   try {
-    showError(null);
-    render(await api("POST", `/api/games/${state.id}/${path}`, body));
-  } catch (e) { showError(e); stopAuto(); }
+    const next = await api("POST", `/api/games/${state.id}/${path}`, body);
+    showGameError(null);
+    render(next);
+  } catch (e) { autoplay = false; showGameError(e); drawControls(); }
 }
 
-function place(text) { selected = null; act("move", { action: text }); }
+function place(text) {
+  selected = null;
+  localStorage.setItem(HINT_KEY, "1");
+  act("move", { action: text });
+}
 
 // ------------------------------------------------------------------ drawing the state
 
@@ -180,19 +229,38 @@ function seatName(s) {
   return `seat ${s} (${state.names[s]}${partner ? ", partner" : ""})`;
 }
 
-function render(next) {
+function render(next, schedule = true) {
   state = next;
   window.allfivesState = state;
   document.body.dataset.gameId = state.id;
   document.body.dataset.status = state.status;
+  if (state.status !== "closed" && location.hash !== `#game=${state.id}`) {  // reloads resume it
+    history.replaceState(null, "", `#game=${state.id}`);
+  }
   $("setup").hidden = true;
   $("game").hidden = false;
   $("rules").textContent = state.rules.describe;
   $("hand-number").textContent = state.hand_number;
   $("count").textContent = state.layout.count;
   $("boneyard").textContent = state.boneyard;
-  const who = state.current_player === null ? "" : ` — ${seatName(state.current_player)} to act`;
+  const who = state.current_player === null ? "" : `: ${seatName(state.current_player)}`;
   $("status").textContent = STATUS[state.status] + (state.status === "agent_turn" ? who : "");
+  const move = state.moves[state.moves.length - 1];
+  $("last-move").textContent = move ? `last: ${moveText(move)}` : "";
+  drawScores();
+  drawOthers();
+  drawHand();
+  drawControls();
+  drawLogs();
+  drawBoard();
+  if (schedule) scheduleStep();
+}
+
+function moveText(m) {
+  return `${seatName(m.seat)} ${m.text}${m.points ? ` +${m.points}` : ""}`;
+}
+
+function drawScores() {
   const scores = $("scores");
   scores.replaceChildren();
   state.rules.sides.forEach((seats, side) => {
@@ -209,11 +277,6 @@ function render(next) {
   const target = document.createElement("caption");
   target.textContent = `first to ${state.rules.exact_target ? "exactly " : ""}${state.rules.target}`;
   scores.append(target);
-  drawOthers();
-  drawHand();
-  drawBoard();
-  drawControls();
-  drawLogs();
 }
 
 function drawOthers() {
@@ -223,6 +286,7 @@ function drawOthers() {
     if (seat.seat === state.you) continue;
     const div = document.createElement("div");
     div.className = "seat" + (state.current_player === seat.seat ? " to-act" : "");
+    div.style.setProperty("--seat", SEAT_COLOURS[seat.seat % SEAT_COLOURS.length]);
     div.dataset.seat = seat.seat;
     div.textContent = `${seatName(seat.seat)}: ${seat.hand_size} tile${seat.hand_size === 1 ? "" : "s"}`;
     const tiles = document.createElement("div");
@@ -237,6 +301,7 @@ function drawOthers() {
 function drawHand() {
   const box = $("hand");
   box.replaceChildren();
+  box.hidden = state.you === null;
   if (state.you === null) return;
   const playable = new Set(state.legal.filter((a) => a.kind === "place").map((a) => tileKey(a.tile)));
   if (selected && !playable.has(selected)) selected = null;
@@ -247,25 +312,34 @@ function drawHand() {
     if (playable.has(key)) {
       svg.classList.add("playable");
       if (key === selected) svg.classList.add("selected");
-      svg.addEventListener("click", () => { selected = key === selected ? null : key; render(state); });
+      svg.addEventListener("click", () => { selected = key === selected ? null : key; render(state, false); });
     } else if (state.status === "your_turn") svg.classList.add("dim");
     box.append(svg);
   }
+  $("hint").hidden = !(state.status === "your_turn" && playable.size > 0
+    && !localStorage.getItem(HINT_KEY));
 }
 
 function drawControls() {
   const kinds = new Set(state.legal.map((a) => a.kind));
+  const playing = state.mode === "play" && state.status !== "closed";
   $("draw").hidden = !kinds.has("draw");
   $("pass").hidden = !kinds.has("pass");
-  $("next-hand").hidden = !(state.mode === "play" && state.status === "hand_over");
-  $("watch-controls").hidden = state.mode !== "watch";
+  $("next-hand").hidden = !(playing && state.status === "hand_over");
+  $("watch-controls").hidden = state.mode !== "watch" || state.status === "closed";
   $("step").disabled = state.status === "match_over";
+  $("autoplay").textContent = autoplay ? "Pause" : "Auto-play";
+  $("pace-control").hidden = !(playing || state.mode === "watch");
+  $("delay-text").textContent = `${(Number($("delay").value) / 1000).toFixed(1)} s`;
   $("replay-controls").hidden = state.mode !== "replay";
   if (state.mode === "replay") {
     $("position").max = state.steps - 1;
     $("position").value = state.at;
     $("position-text").textContent = `${state.at + 1} / ${state.steps}`;
   }
+  // with a person, the record holds the hands that have ended
+  const recorded = state.mode !== "play" || state.results.length > 0;
+  $("download").hidden = !recorded || state.status === "closed";
   $("download").href = `/api/games/${state.id}/record`;
   const banner = $("banner");
   const last = state.results[state.results.length - 1];
@@ -285,6 +359,7 @@ function resultText(r) {
     if (r.end !== "target") {
       const award = r.award.map((x, i) => (x ? `${sideName(i)} +${x}` : null)).filter(Boolean);
       parts.push(`Award: ${award.join(", ") || "none"}.`);
+      parts.push(`Pips left: ${r.pips.map((p, s) => `seat ${s} ${p}`).join(", ")}.`);
     }
   }
   if (state.winners) {
@@ -301,7 +376,7 @@ function drawLogs() {
   moves.replaceChildren();
   for (const m of state.moves.slice(-12)) {
     const li = document.createElement("li");
-    li.textContent = `hand ${m.hand}: ${seatName(m.seat)} ${m.text}${m.points ? ` +${m.points}` : ""}`;
+    li.textContent = `hand ${m.hand}: ${moveText(m)}`;
     moves.append(li);
   }
   moves.scrollTop = moves.scrollHeight;
@@ -312,6 +387,23 @@ function drawLogs() {
     li.textContent = `${r.end}; award ${r.award.join(" : ")}; pips left ${r.pips.join(", ")}`;
     results.append(li);
   }
+}
+
+// ------------------------------------------------------------------ pacing
+
+function stopTimer() {
+  if (timer) clearTimeout(timer);
+  timer = null;
+}
+
+// Agents' moves come one at a time, after the chosen pause; watching, so does auto-play.
+function scheduleStep() {
+  stopTimer();
+  const pacing = state.mode === "play" && state.status === "agent_turn";
+  const auto = state.mode === "watch" && autoplay && state.status !== "match_over";
+  if (state.mode === "watch" && state.status === "match_over") autoplay = false;
+  if (!pacing && !auto) { drawControls(); return; }
+  timer = setTimeout(() => { timer = null; act("step"); }, Number($("delay").value));
 }
 
 // ------------------------------------------------------------------ setup
@@ -361,21 +453,27 @@ function refreshPartnerships() {
   $("partnerships").checked = p.partnerships;
 }
 
+function begin(next) {
+  showError(null);
+  showGameError(null);
+  selected = null;
+  autoplay = false;
+  render(next);
+}
+
 async function start(event) {
   event.preventDefault();
-  stopAuto();
+  stopTimer();
   const n = Number($("players").value);
   const seats = [];
   for (let s = 0; s < n; s++) {
     seats.push(tab === "play" && s === Number($("seat").value) ? "human" : $(`agent-${s}`).value);
   }
-  const body = { preset: $("preset").value, players: n, seats };
+  const body = { preset: $("preset").value, players: n, seats, pace: "step" };
   if (n === 4) body.partnerships = $("partnerships").checked;
   if ($("seed").value !== "") body.seed = Number($("seed").value);
   try {
-    showError(null);
-    selected = null;
-    render(await api("POST", "/api/games", body));
+    begin(await api("POST", "/api/games", body));
   } catch (e) { showError(e); }
 }
 
@@ -384,14 +482,14 @@ async function openReplay(event) {
   const file = $("record-file").files[0];
   if (!file) { showError("choose a game record (a .json file) first"); return; }
   try {
-    showError(null);
-    render(await api("POST", "/api/replays", await file.text()));
+    begin(await api("POST", "/api/replays", await file.text()));
   } catch (e) { showError(e); }
 }
 
 function setTab(name) {
   tab = name;
-  stopAuto();
+  stopTimer();
+  autoplay = false;
   document.querySelectorAll("#tabs button").forEach((b) => b.classList.toggle("active", b.dataset.tab === name));
   $("setup").hidden = false;
   $("game").hidden = true;
@@ -400,22 +498,23 @@ function setTab(name) {
   document.querySelectorAll(".play-only").forEach((x) => { x.hidden = name !== "play"; });
   showError(null);
   refreshSeats();
+  if (location.hash) history.replaceState(null, "", location.pathname);
 }
 
-// ------------------------------------------------------------------ watching and replaying
-
-function stopAuto() {
-  if (timer) clearTimeout(timer);
-  timer = null;
-  $("autoplay").textContent = "Auto-play";
+// A game named in the address (#game=ID): the page reloaded, or a link to a live game.
+async function resume(hash) {
+  const m = hash.match(/^#game=([\w-]+)$/);
+  if (!m) return;
+  try {
+    const next = await api("GET", `/api/games/${m[1]}`);
+    tab = next.mode;
+    document.querySelectorAll("#tabs button").forEach((b) => b.classList.toggle("active", b.dataset.tab === tab));
+    begin(next);
+  } catch (e) {
+    showError(e.status === 404 ? "That game is gone from the server (it expired, or was closed): start a new one." : e);
+    history.replaceState(null, "", location.pathname);
+  }
 }
-
-function autoStep() {
-  if (!state || state.mode !== "watch" || state.status === "match_over") { stopAuto(); return; }
-  act("step").then(() => { if (timer) timer = setTimeout(autoStep, Number($("delay").value)); });
-}
-
-function seek(at) { act("seek", { at }); }
 
 async function init() {
   options = await api("GET", "/api/options");
@@ -431,21 +530,34 @@ async function init() {
   $("new-game").addEventListener("submit", start);
   $("open-replay").addEventListener("submit", openReplay);
   document.querySelectorAll("#tabs button").forEach((b) => b.addEventListener("click", () => setTab(b.dataset.tab)));
+  $("new-game-button").addEventListener("click", () => setTab(tab));
   $("draw").addEventListener("click", () => act("move", { action: "draw" }));
   $("pass").addEventListener("click", () => act("move", { action: "pass" }));
   $("next-hand").addEventListener("click", () => act("next"));
-  $("step").addEventListener("click", () => act("step"));
+  $("step").addEventListener("click", () => { autoplay = false; act("step"); });
   $("autoplay").addEventListener("click", () => {
-    if (timer) { stopAuto(); return; }
-    $("autoplay").textContent = "Pause";
-    timer = setTimeout(autoStep, 0);
+    autoplay = !autoplay;
+    if (autoplay) act("step"); else { stopTimer(); drawControls(); }
+  });
+  $("delay").addEventListener("input", () => {
+    $("delay-text").textContent = `${(Number($("delay").value) / 1000).toFixed(1)} s`;
   });
   $("first").addEventListener("click", () => seek(0));
   $("back").addEventListener("click", () => seek(state.at - 1));
   $("forward").addEventListener("click", () => seek(state.at + 1));
   $("last").addEventListener("click", () => seek(state.steps - 1));
   $("position").addEventListener("change", () => seek(Number($("position").value)));
+  let resizing = null;
+  window.addEventListener("resize", () => {
+    clearTimeout(resizing);
+    resizing = setTimeout(() => { if (state && !$("game").hidden) drawBoard(); }, 100);
+  });
+  window.addEventListener("hashchange", () => resume(location.hash));
+  const hash = location.hash;
   setTab("play");
+  await resume(hash);
 }
+
+function seek(at) { act("seek", { at }); }
 
 init().catch(showError);
