@@ -60,7 +60,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from agents.base import Agent
 from agents.errors import AgentError
-from allfives_env.core.errors import AllFivesError
+from allfives_env.core.errors import AllFivesError, RecordError, shorten
+from allfives_env.core.records import decode_json
 from allfives_env.core.rules import PRESETS, Rules
 from allfives_web.catalogue import HUMAN, Catalogue
 from allfives_web.guard import RequestGuard, error_response
@@ -274,11 +275,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.post("/api/replays", status_code=201)
     async def open_replay(request: Request) -> dict[str, Any]:
-        raw = await request.body()  # at most max_body bytes: FastAPI counts them
-        try:
-            data = json.loads(raw.decode("utf-8"))
-        except (ValueError, RecursionError):  # bad UTF-8, bad JSON, a number too long to read
-            raise WebError("the record is not valid JSON", 422) from None
+        raw = await request.body()  # at most max_body bytes: the guard counts them
+        try:  # read as allfives replay reads a file: strict JSON (no NaN, no key twice)
+            data = decode_json(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise WebError("the record is malformed JSON: it is not UTF-8 text", 422) from None
+        except RecordError as e:
+            raise WebError(f"the record is {shorten(e.reason)}", 422) from None
         session = store.add(lambda: ReplaySession(data), _client(request))
         return session.state()
 

@@ -246,7 +246,8 @@ def test_an_error_of_the_servers_own_is_a_json_500() -> None:
 
 def test_a_record_that_is_not_one_is_a_422(client: TestClient) -> None:
     for text, message in [
-        ("not json", "not valid JSON"),
+        ("not json", "malformed JSON"),
+        ('{"format": "allfives-record/1", "seed": NaN}', "NaN is not JSON"),  # as the CLI
         ('{"format": "allfives-record/1"}', "not a valid game record"),
     ]:
         r = client.post("/api/replays", content=text, headers=JSON)

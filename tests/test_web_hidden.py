@@ -90,9 +90,10 @@ def probes(state: dict[str, Any]) -> list[tuple[str, str, dict[str, Any] | None]
     out: list[tuple[str, str, dict[str, Any] | None]] = [
         ("GET", base, None),
         ("GET", f"{base}/record", None),
-        ("POST", f"{base}/step", None),
         ("POST", f"{base}/seek", {"at": 1}),
     ]
+    if state["status"] != "agent_turn":  # there, a step moves the agent: not a probe
+        out.append(("POST", f"{base}/step", None))
     if state["status"] != "hand_over":
         out.append(("POST", f"{base}/next", None))
     kinds = {a["kind"] for a in state["legal"]}
@@ -133,6 +134,7 @@ def test_no_answer_changes_when_what_the_seat_cannot_see_is_dealt_anew(
         body["partnerships"] = partnerships
     if rng.random() < 0.5:
         body["seed"] = rng.randrange(2**31)  # a seed the person chose is theirs to see
+    body["pace"] = rng.choice(["auto", "step"])  # "step": the person sees every agent's move
     r = real.post("/api/games", json=body)
     assert r.status_code == 201, r.text
     state = r.json()
@@ -140,7 +142,7 @@ def test_no_answer_changes_when_what_the_seat_cannot_see_is_dealt_anew(
     session = real.app.state.store.sessions[gid]  # type: ignore[attr-defined]
     checked = 0
     while state["status"] != "match_over":
-        in_play = state["status"] == "your_turn"
+        in_play = state["status"] in ("your_turn", "agent_turn")
         if in_play:
             # the hand in play is not in the record, nor are other seats' tiles in the state
             assert all(s["tiles"] is None for s in state["seats"] if s["seat"] != person)
@@ -157,6 +159,8 @@ def test_no_answer_changes_when_what_the_seat_cannot_see_is_dealt_anew(
             record = real.get(f"/api/games/{gid}/record").json()
             assert len(record["hands"]) == state["hand_number"]
             r = real.post(f"/api/games/{gid}/next")
+        elif state["status"] == "agent_turn":
+            r = real.post(f"/api/games/{gid}/step")
         else:
             action = rng.choice(state["legal"])["text"]
             r = real.post(f"/api/games/{gid}/move", json={"action": action})

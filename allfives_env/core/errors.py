@@ -6,11 +6,42 @@ was met. None of them is raised after a state change: a refused call leaves ever
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+
+LONGEST_WORD = 160
+"""The longest run without a space an error's text quotes whole (a value given, a path)."""
+LONGEST_MESSAGE = 600
+"""The longest text an error shows."""
+
+
+def shorten(text: str) -> str:
+    """``text`` cut to a readable length: a run of more than :data:`LONGEST_WORD` characters
+    without a space (a long value quoted) keeps its first 100 and last 40 and says how long it
+    was; the whole keeps :data:`LONGEST_MESSAGE` characters.
+
+    >>> shorten("unknown preset '" + "p" * 1000 + "'")[-40:]
+    "ppppppppppppppppppppp' (1002 characters)"
+    >>> len(shorten("x" * 10**6)) < 200
+    True
+    """
+    out = re.sub(
+        rf"\S{{{LONGEST_WORD + 1},}}",
+        lambda m: f"{m.group()[:100]}...{m.group()[-40:]} ({len(m.group())} characters)",
+        text,
+    )
+    return out if len(out) <= LONGEST_MESSAGE else f"{out[: LONGEST_MESSAGE - 3]}..."
 
 
 class AllFivesError(ValueError):
-    """Base class of every error the engine raises for bad caller input."""
+    """Base class of every error the engine raises for bad caller input.
+
+    Its text quotes what it was given cut to a readable length (:func:`shorten`); ``args``
+    keep the message whole.
+    """
+
+    def __str__(self) -> str:
+        return shorten(super().__str__())
 
 
 class NotationError(AllFivesError):

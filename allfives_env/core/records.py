@@ -248,7 +248,13 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _decode(text: str) -> object:
+def decode_json(text: str) -> object:
+    """``text`` as JSON, strictly: no NaN or Infinity, no key twice in an object (what every
+    reader of records takes: ``allfives replay``, the web page's upload).
+
+    Raises:
+        RecordError: (field ``file``) for anything else.
+    """
     try:
         return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
     except ValueError as e:  # json.JSONDecodeError included
@@ -267,7 +273,7 @@ def load_json(path: str | os.PathLike[str]) -> object:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise RecordError(f"cannot read {str(path)!r}: {e}", field="file") from None
-    return _decode(text)
+    return decode_json(text)
 
 
 def load_record(path: str | Path) -> Record:
@@ -389,7 +395,7 @@ def replay_text(text: str) -> dict[str, Any]:
     Raises:
         RecordError: for malformed JSON or an invalid record.
     """
-    return replay_json(_decode(text)).to_json()
+    return replay_json(decode_json(text)).to_json()
 
 
 __all__ = [
@@ -397,6 +403,7 @@ __all__ = [
     "Record",
     "RecordHand",
     "ReplayResult",
+    "decode_json",
     "load_json",
     "load_record",
     "parse_record",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import operator
 import random
+import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -54,6 +55,14 @@ class EnvConfigError(RulesError):
     """An environment argument or reset option that is unknown or out of range."""
 
 
+class UnknownAgentError(EnvConfigError, KeyError):
+    """An agent name that is not one of the env's ``possible_agents`` (a ``KeyError`` too, as
+    a dict lookup would raise)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
 class ResetRequiredError(RuntimeError):
     """``step`` (or ``observe``, ``state``) was called before ``reset``, or after an error inside
     ``step`` left the episode unusable: call ``reset()``."""
@@ -66,11 +75,17 @@ PROBE_OPTION = "options"
 ``options={"options": 1}`` to check that ``reset`` takes options."""
 
 
+SEED_LIMIT = 2**64
+"""Seeds are ints from 0 to ``SEED_LIMIT - 1``, in every front end."""
+
+
 def check_seed(seed: object) -> int | None:
-    """``seed`` as an ``int`` (NumPy integers too), or ``None``.
+    """``seed`` as an ``int`` (NumPy integers too), or ``None``: Gymnasium's rule, one for
+    every front end (``None`` leaves the choice to fresh entropy, an int seeds).
 
     Raises:
-        EnvConfigError: for anything else (a negative number, a float, a string, a bool).
+        EnvConfigError: for anything else (a negative number, one of 2**64 or more, a float, a
+            string, a bool), naming it.
     """
     if seed is None:
         return None
@@ -80,9 +95,33 @@ def check_seed(seed: object) -> int | None:
         except TypeError:
             pass
         else:
-            if value >= 0:
+            if 0 <= value < SEED_LIMIT:
                 return value
-    raise EnvConfigError(f"seed must be a non-negative int or None, not {seed!r}")
+    raise EnvConfigError(
+        f"seed must be an int from 0 to 2**64 - 1, or None, not {short_repr(seed)}"
+    )
+
+
+def next_seed(seed: object, last: int | None) -> int:
+    """The seed of a batch's reset: ``seed`` (checked by :func:`check_seed`), or for ``None``
+    the last one plus one (fresh entropy on the first reset), as Gymnasium continues its
+    generator when ``reset`` is given no seed.
+
+    Raises:
+        EnvConfigError: for a seed :func:`check_seed` refuses.
+    """
+    value = check_seed(seed)
+    if value is not None:
+        return value
+    if last is None:
+        return secrets.randbits(64)
+    return (last + 1) % SEED_LIMIT
+
+
+def short_repr(value: object, limit: int = 80) -> str:
+    """``repr(value)``, cut to ``limit`` characters for an error message."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
 
 
 def check_seat(seat: object, num_players: int, what: str) -> int:
@@ -222,13 +261,47 @@ class raw_env(AECEnv[str, dict[str, Any], int]):
 
     # ------------------------------------------------------------------ spaces
 
+    def seat_of(self, agent: str) -> int:
+        """The seat of ``agent`` (``"player_2"`` → 2).
+
+        Raises:
+            UnknownAgentError: for a name that is not one of ``possible_agents``.
+        """
+        seat = self._seat_of.get(agent) if isinstance(agent, str) else None
+        if seat is None:
+            raise UnknownAgentError(
+                f"no agent {short_repr(agent)} in this game (its agents: "
+                f"{', '.join(self.possible_agents)})"
+            )
+        return seat
+
     def observation_space(self, agent: str) -> spaces.Space[Any]:
-        """The observation space of ``agent`` (the same object every call)."""
-        return self.observation_spaces[agent]
+        """The observation space of ``agent`` (the same object every call).
+
+        Raises:
+            UnknownAgentError: for a name that is not one of ``possible_agents``.
+        """
+        return self.observation_spaces[self.possible_agents[self.seat_of(agent)]]
 
     def action_space(self, agent: str) -> spaces.Space[Any]:
-        """The action space of ``agent`` (the same object every call)."""
-        return self.action_spaces[agent]
+        """The action space of ``agent`` (the same object every call).
+
+        Raises:
+            UnknownAgentError: for a name that is not one of ``possible_agents``.
+        """
+        return self.action_spaces[self.possible_agents[self.seat_of(agent)]]
+
+    def last(
+        self, observe: bool = True
+    ) -> tuple[dict[str, Any] | None, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last()``: what ``agent_selection`` sees, and its reward, ends, info.
+
+        Raises:
+            ResetRequiredError: before the first ``reset``.
+        """
+        if self.game is None:
+            raise ResetRequiredError("last() before reset(): call reset() first")
+        return super().last(observe)  # type: ignore[no-any-return]
 
     # ------------------------------------------------------------------ episode
 
@@ -408,11 +481,12 @@ class raw_env(AECEnv[str, dict[str, Any], int]):
 
         Raises:
             ResetRequiredError: before the first ``reset``.
+            UnknownAgentError: for a name that is not one of ``possible_agents``.
         """
         game = self.game
         if game is None:
             raise ResetRequiredError("observe() before reset(): call reset() first")
-        seat = self._seat_of[agent]
+        seat = self.seat_of(agent)
         mask = self._masks.get(agent)
         if mask is None:
             mask = self.encoding.mask(game, seat)

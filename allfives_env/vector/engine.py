@@ -552,6 +552,35 @@ class VectorGame:
         out: I64 = arr
         return out
 
+    def action_ids(self, actions: object) -> I64:
+        """``actions`` as int64, checked to hold an env action id for every game: what the
+        front ends (Gymnasium, SB3, multi-agent) take, where no game may be left out, so -1 is
+        refused like any number outside the action space.
+
+        Raises:
+            ActionArrayError: for another shape, or entries that are not integers.
+            VectorActionError: for an entry outside ``0..num_actions - 1``, naming the first
+                such game and its action (nothing is stepped).
+        """
+        arr = actions if isinstance(actions, np.ndarray) else np.asarray(actions)
+        if arr.shape != (self.num_games,):
+            raise ActionArrayError(f"actions must have shape ({self.num_games},), not {arr.shape}")
+        if arr.dtype.kind not in "iu":
+            raise ActionArrayError(f"actions must be integers, not {arr.dtype}")
+        bad = np.flatnonzero((arr < 0) | (arr >= self.num_actions)) if arr.size else arr
+        if len(bad):
+            i = int(bad[0])
+            more = f" ({len(bad) - 1} more games too)" if len(bad) > 1 else ""
+            raise VectorActionError(
+                f"game {i}: action {int(arr[i])} is not an action id (0 to "
+                f"{self.num_actions - 1}){more}; no game was stepped",
+                i,
+                int(arr[i]) if arr[i] <= np.iinfo(np.int64).max else -1,
+                None,
+                (),
+            )
+        return self._actions(arr)
+
     def step(self, actions: Sequence[int] | np.ndarray) -> tuple[F32, BoolArray, BoolArray]:
         """Apply ``actions[i]`` (an env action id, or -1 to leave game ``i`` as it is) for the
         acting seat of every game; return ``(rewards, terminated, truncated)``.

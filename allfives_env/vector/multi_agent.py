@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from allfives_env.core.rules import Rules
-from allfives_env.envs.aec import DEFAULT_MAX_CYCLES, ResetRequiredError, rules_of
+from allfives_env.envs.aec import DEFAULT_MAX_CYCLES, ResetRequiredError, next_seed, rules_of
 from allfives_env.vector.engine import VectorGame
 from allfives_env.vector.rng import derive_seeds
 from allfives_env.vector.state import F32, I8, I64, BoolArray
@@ -75,10 +75,17 @@ class AllFivesMultiAgentVectorEnv:
         self.num_envs = num_envs
         self.encoding = self.vg.encoding
         self._ready = False
+        self._seed: int | None = None
 
-    def reset(self, seed: int) -> tuple[F32, I8, I64]:
-        """Deal every game (game ``i`` from ``(seed, i)``): observations, masks, seats to act."""
-        self.vg.reset(derive_seeds(seed, self.num_envs))
+    def reset(self, seed: int | None = None) -> tuple[F32, I8, I64]:
+        """Deal every game (game ``i`` from ``(seed, i)``): observations, masks, seats to act.
+        Without a seed, the last one plus one (the first time: fresh entropy).
+
+        Raises:
+            EnvConfigError: for a seed :func:`~allfives_env.envs.aec.check_seed` refuses.
+        """
+        self._seed = next_seed(seed, self._seed)
+        self.vg.reset(derive_seeds(self._seed, self.num_envs))
         self._ready = True
         return self._now()
 
@@ -94,13 +101,14 @@ class AllFivesMultiAgentVectorEnv:
 
         Raises:
             ResetRequiredError: before :meth:`reset`.
-            ActionArrayError, VectorActionError: for a bad action array or an illegal action,
-                naming the game (no game is changed).
+            ActionArrayError, VectorActionError: for a bad action array, an entry that is not
+                an action id (-1 included) or an illegal action, naming the game (no game is
+                changed).
         """
         if not self._ready:
             raise ResetRequiredError("reset() first")
         vg = self.vg
-        rewards, terminated, truncated = vg.step(actions)
+        rewards, terminated, truncated = vg.step(vg.action_ids(actions))
         rewards, terminated, truncated = rewards.copy(), terminated.copy(), truncated.copy()
         done = np.flatnonzero(terminated | truncated)
         if len(done):

@@ -25,6 +25,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from allfives_env.core.rules import Rules
+from allfives_env.envs.aec import next_seed
 from allfives_env.vector.single_agent import LearnerBatch
 from allfives_env.vector.state import I8
 
@@ -45,14 +46,14 @@ class AllFivesVecEnv(VecEnv):
             spaces.Box(low, high, dtype=np.float32),
             spaces.Discrete(enc.num_actions),
         )
-        self._next_seed = seed
+        self._next_seed = next_seed(seed, None)
         self._actions: np.ndarray | None = None
         self._masks: I8 = np.zeros((num_envs, enc.num_actions), np.int8)
 
     def reset(self) -> np.ndarray:
         """Deal every game; return the learner's observations."""
         result = self.batch.reset(self._next_seed)
-        self._next_seed += 1
+        self._next_seed = next_seed(None, self._next_seed)
         self._masks = result.masks
         return result.obs
 
@@ -63,7 +64,10 @@ class AllFivesVecEnv(VecEnv):
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         """Step every game; ended games are dealt again (SB3's auto-reset)."""
         assert self._actions is not None, "step_async first"
-        r = self.batch.step(np.asarray(self._actions).reshape(self.num_envs))
+        acts = np.asarray(self._actions)
+        if acts.shape == (self.num_envs, 1):  # a policy's (N, 1): one action per game
+            acts = acts.reshape(self.num_envs)
+        r = self.batch.step(acts)  # checked there: shape, type, ids, masks
         self._actions = None
         self._masks = r.masks
         dones = r.terminated | r.truncated
@@ -78,9 +82,12 @@ class AllFivesVecEnv(VecEnv):
         return self._masks
 
     def seed(self, seed: int | None = None) -> Sequence[int | None]:
-        """Seed the next :meth:`reset`."""
-        if seed is not None:
-            self._next_seed = seed
+        """Seed the next :meth:`reset` (``None``: from fresh entropy, as SB3's own envs do).
+
+        Raises:
+            EnvConfigError: for a seed :func:`~allfives_env.envs.aec.check_seed` refuses.
+        """
+        self._next_seed = next_seed(seed, None)
         return [None] * self.num_envs
 
     def close(self) -> None:

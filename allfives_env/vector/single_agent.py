@@ -24,7 +24,6 @@ generators seeded by ``(seed, i)`` alone, so a game plays the same whatever the 
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,13 +33,13 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from allfives_env.core.errors import ArgumentError
 from allfives_env.core.rules import Rules
 from allfives_env.envs.aec import (
     DEFAULT_MAX_CYCLES,
     EnvConfigError,
     ResetRequiredError,
     check_seat,
+    next_seed,
     rules_of,
 )
 from allfives_env.vector.agents import BatchAgent, batch_agent, draw_bits
@@ -215,18 +214,14 @@ class LearnerBatch:
 
     # ------------------------------------------------------------------ episodes
 
-    def reset(self, seed: int) -> StepResult:
+    def reset(self, seed: int | None) -> StepResult:
         """Deal every game (game ``i`` from ``(seed, i)``); play until the learner's turns.
+        ``None`` draws a seed from fresh entropy.
 
         Raises:
-            EnvConfigError: for a seed that is not a non-negative int.
+            EnvConfigError: for a seed :func:`~allfives_env.envs.aec.check_seed` refuses.
         """
-        try:
-            seed = -1 if type(seed) is bool else operator.index(seed)
-        except TypeError:
-            seed = -1
-        if seed < 0:
-            raise EnvConfigError(f"seed must be a non-negative int, not {seed!r}")
+        seed = next_seed(seed, None)
         n = self.num_envs
         self.score_rng = seed_states(derive_seeds(seed ^ _SCORE_SALT, n))
         self.vg.reset(derive_seeds(seed, n), self._start_scores(self._rows))
@@ -322,23 +317,18 @@ class LearnerBatch:
         Raises:
             ResetRequiredError: before :meth:`reset`, or after an error inside an earlier step.
             ArgumentError: for actions that are not N integers.
-            VectorActionError: for an action outside its game's mask, naming the game (no game
-                is changed).
+            VectorActionError: for an action that is not an action id (-1 included) or is
+                outside its game's mask, naming the game (no game is changed).
         """
         if not self._ready:
             raise ResetRequiredError(
                 "reset() first (or again: an error inside an earlier step left the batch unusable)"
             )
-        acts = np.asarray(actions)
-        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
-            raise ArgumentError(
-                f"actions must be {self.num_envs} integer action ids, not an array of shape "
-                f"{acts.shape} and type {acts.dtype}"
-            )
         vg = self.vg
+        acts = vg.action_ids(actions)  # -1 and every other id outside the space refused
         rows = self._rows
         rewards = self._carry.copy()
-        r, _, _ = vg.step(acts.astype(np.int64))  # refused: raises, nothing changed
+        r, _, _ = vg.step(acts)  # refused: raises, nothing changed
         self._ready = False  # an opponent may raise below
         self._carry[:] = 0
         rewards += r[rows, self.seats]
@@ -409,20 +399,21 @@ class AllFivesVectorEnv(VectorEnv[F32, Any, Any]):
         )
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, num_envs)
         self._masks = np.zeros((num_envs, enc.num_actions), np.int8)
-        self._seed = 0
+        self._seed: int | None = None
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[F32, dict[str, Any]]:
-        """Deal every game; ``seed`` (default: the last one, plus one) seeds game ``i`` by
-        ``(seed, i)``. ``options`` is not used (give ``None``).
+        """Deal every game; ``seed`` seeds game ``i`` by ``(seed, i)``; without one, the last
+        one plus one (the first time: fresh entropy). ``options`` is not used (give ``None``).
 
         Raises:
-            EnvConfigError: for a bad seed or any options.
+            EnvConfigError: for a seed :func:`~allfives_env.envs.aec.check_seed` refuses, or
+                any options.
         """
         if options:
             raise EnvConfigError(f"this vector env takes no reset options, not {options!r}")
-        self._seed = self._seed + 1 if seed is None else seed
+        self._seed = next_seed(seed, self._seed)
         result = self.batch.reset(self._seed)
         self._masks = result.masks
         return result.obs, {"action_mask": result.masks, "seat": self.batch.seats.copy()}

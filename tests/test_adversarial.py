@@ -1,0 +1,237 @@
+"""Inputs an adversary would try: every one gets a result or one clear typed error, and nothing
+already there (a game, a batch of games) is changed by a refused one.
+
+Each test here pins a defect found by probing the project as a newcomer and as an attacker
+would; hypothesis draws from the wide input spaces (seeds, action arrays, record fields).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents.cli import main
+from allfives_env import raw_env
+from allfives_env.core.errors import RecordError
+from allfives_env.core.game import new_game
+from allfives_env.core.records import record_of, replay_text
+from allfives_env.envs.aec import EnvConfigError, ResetRequiredError, UnknownAgentError
+from allfives_env.vector.errors import ActionArrayError, VectorActionError
+from allfives_env.vector.multi_agent import AllFivesMultiAgentVectorEnv
+from allfives_env.vector.single_agent import AllFivesVectorEnv
+
+N = 4
+
+# ---------------------------------------------------------------- actions of the vector envs
+
+
+def _front_ends() -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "gymnasium": AllFivesVectorEnv(N, "pagat"),
+        "multi-agent": AllFivesMultiAgentVectorEnv(N, "pagat"),
+    }
+    try:
+        from allfives_env.vector.sb3 import AllFivesVecEnv
+    except ImportError:  # stable-baselines3 is the [train] extra
+        return out
+    out["sb3"] = AllFivesVecEnv(N, "pagat", seed=0)
+    return out
+
+
+FRONT_ENDS = _front_ends()
+
+
+def _reset(name: str, env: Any) -> np.ndarray:
+    """Deal the batch; the learner's masks."""
+    if name == "gymnasium":
+        _, info = env.reset(seed=3)
+        return np.asarray(info["action_mask"])
+    if name == "multi-agent":
+        _, masks, _ = env.reset(seed=3)
+        return np.asarray(masks)
+    env.seed(3)
+    env.reset()
+    return np.asarray(env.action_masks())
+
+
+def _observed(name: str, env: Any) -> np.ndarray:
+    """Every game's observation now (what a refused step must leave as it was)."""
+    vg = env.vg if name == "multi-agent" else env.batch.vg
+    return np.asarray(vg.observe()).copy()
+
+
+NOT_IDS = st.one_of(
+    st.integers(-(2**63), -1),
+    st.integers(114, 2**63 - 1),
+).map(lambda x: np.int64(x)) | st.integers(114, 2**64 - 1).map(lambda x: np.uint64(x))
+
+
+@settings(max_examples=60, deadline=None)
+@given(name=st.sampled_from(sorted(FRONT_ENDS)), game=st.integers(0, N - 1), bad=NOT_IDS)
+def test_a_vector_env_refuses_an_action_outside_the_space_before_any_game_moves(
+    name: str, game: int, bad: np.integer[Any]
+) -> None:
+    env = FRONT_ENDS[name]
+    masks = _reset(name, env)
+    legal = masks.argmax(axis=1)
+    actions = legal.astype(bad.dtype)
+    actions[game] = bad
+    before = _observed(name, env)
+    with pytest.raises(VectorActionError) as e:
+        env.step(actions)
+    assert e.value.game == game and f"game {game}: action {int(bad)}" in str(e.value)
+    assert np.array_equal(before, _observed(name, env))
+    env.step(legal)  # the batch still steps
+
+
+@pytest.mark.parametrize("name", sorted(FRONT_ENDS))
+def test_a_vector_env_refuses_action_arrays_that_are_not_ids(name: str) -> None:
+    env = FRONT_ENDS[name]
+    _reset(name, env)
+    for bad in (np.zeros(N, float), np.zeros(N + 1, np.int64), np.zeros((2, N), np.int64)):
+        with pytest.raises(ActionArrayError):
+            env.step(bad)
+
+
+# ---------------------------------------------------------------- one seed rule everywhere
+
+BAD_SEEDS = st.one_of(
+    st.integers(max_value=-1),
+    st.integers(min_value=2**64, max_value=2**70),
+    st.floats(allow_nan=True),
+    st.booleans(),
+    st.text(max_size=5),
+    st.just(np.float64(1.0)),
+    st.just([1]),
+)
+
+
+def _seeders() -> dict[str, Any]:
+    out = {
+        "aec": lambda s: raw_env().reset(seed=s),
+        "gymnasium vector": lambda s: AllFivesVectorEnv(2).reset(seed=s),
+        "multi-agent vector": lambda s: AllFivesMultiAgentVectorEnv(2).reset(seed=s),
+    }
+    try:
+        from allfives_env.vector.sb3 import AllFivesVecEnv
+    except ImportError:
+        return out
+    out["sb3 seed()"] = lambda s: AllFivesVecEnv(2).seed(s)
+    out["sb3 constructor"] = lambda s: AllFivesVecEnv(2, seed=s)
+    return out
+
+
+SEEDERS = _seeders()
+
+
+@settings(max_examples=80, deadline=None)
+@given(where=st.sampled_from(sorted(SEEDERS)), seed=BAD_SEEDS)
+def test_every_front_end_refuses_the_same_seeds_in_one_line(where: str, seed: object) -> None:
+    with pytest.raises(EnvConfigError) as e:
+        SEEDERS[where](seed)
+    message = str(e.value)
+    assert message.startswith("seed must be an int from 0 to 2**64 - 1, or None, not ")
+    assert "\n" not in message and len(message) < 200
+
+
+@settings(max_examples=30, deadline=None)
+@given(where=st.sampled_from(sorted(SEEDERS)), seed=st.integers(0, 2**64 - 1) | st.none())
+def test_every_front_end_takes_every_seed_in_range_and_none(where: str, seed: int | None) -> None:
+    SEEDERS[where](seed)
+
+
+def test_a_vector_env_without_a_seed_continues_from_the_last_one() -> None:
+    a, b = AllFivesMultiAgentVectorEnv(3), AllFivesMultiAgentVectorEnv(3)
+    a.reset(seed=5)
+    b.reset(seed=6)
+    assert np.array_equal(a.reset()[0], b.reset(seed=6)[0])
+    fresh = [AllFivesVectorEnv(3).reset()[0] for _ in range(2)]
+    assert not np.array_equal(*fresh)  # the first reset without a seed: fresh entropy
+
+
+# ---------------------------------------------------------------- the AEC env's lookups
+
+
+def test_unknown_agents_and_calls_before_reset_are_named() -> None:
+    env = raw_env()
+    with pytest.raises(ResetRequiredError, match="reset"):
+        env.last()
+    env.reset(seed=1)
+    for call in (env.observe, env.observation_space, env.action_space):
+        with pytest.raises(UnknownAgentError, match=r"no agent 'nonexistent'.*player_0") as e:
+            call("nonexistent")
+        assert isinstance(e.value, KeyError) and "\n" not in str(e.value)
+    assert env.last()[2:4] == (False, False)
+
+
+# ---------------------------------------------------------------- what errors quote
+
+RECORD = {
+    "format": "allfives-record/1",
+    "rules": {"preset": "pagat", "num_players": 2},
+    "hands": [],
+}
+LONG = st.text(min_size=200, max_size=3000) | st.just("x" * 10**6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(field=st.sampled_from(["format", "preset", "action", "tile", "players"]), value=LONG)
+def test_an_error_quotes_a_long_value_cut_to_a_readable_length(field: str, value: str) -> None:
+
+    record = record_of(new_game("pagat", 2, seed=1)).to_json()
+    if field == "format":
+        record["format"] = value
+    elif field == "preset":
+        record["rules"]["preset"] = value
+    elif field == "players":
+        record["rules"]["num_players"] = value
+    elif field == "action":
+        record["hands"][0]["actions"] = [value]
+    else:  # a tile, after the lead
+        hand = record["hands"][0]
+        hand["actions"] = [hand["hands"][hand.get("leader", 0)][0], f"{value} E"]
+    with pytest.raises(RecordError) as e:
+        replay_text(json.dumps(record))
+    text = str(e.value)
+    assert len(text) <= 600 and "\n" not in text
+
+
+def test_a_record_with_a_megabyte_action_is_one_short_line_from_the_command_line(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = dict(RECORD, hands=[{"hands": [["0-0"] * 9, ["0-1"] * 9], "boneyard": [],
+                                  "actions": ["x" * 10**6]}])  # fmt: skip
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(record))
+    assert main(["replay", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and len(err) < 700
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"format": "allfives-record/1", "seed": NaN}',
+        '{"format": "allfives-record/1", "x": Infinity}',
+        '{"format": "allfives-record/1", "format": "allfives-record/1"}',
+        '{"format": ' + "7" * 5000 + "}",
+        "[" * 100_000,
+    ],
+)
+def test_the_command_line_and_the_web_page_read_a_record_alike(text: str) -> None:
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from allfives_web.app import Settings, create_app
+
+    with pytest.raises(RecordError) as e:
+        replay_text(text)
+    client = TestClient(create_app(Settings(max_body=10**6)), base_url="http://127.0.0.1")
+    r = client.post("/api/replays", content=text, headers={"content-type": "application/json"})
+    assert r.status_code == 422
+    assert e.value.reason[:60] in r.json()["error"]
