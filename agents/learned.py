@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from agents.errors import AgentError
-from agents.networks import Policy, choose, policy_from_npz, uniform
+from agents.networks import Policy, check_weights, choose, policy_from_npz, uniform
 from allfives_env.core.actions import DRAW_ID, Action
 from allfives_env.core.rules import Rules
 from allfives_env.core.view import PlayerView
@@ -81,7 +81,9 @@ def read_checkpoint(path: str | Path) -> tuple[PolicySpec, Policy]:
     """The spec and actor of a checkpoint.
 
     Raises:
-        CheckpointError: if the file is missing, not a checkpoint, or lacks the allfives files.
+        CheckpointError: if the file is missing, not a checkpoint, lacks the allfives files,
+            or holds a network that does not fit its rules' observation and actions (an array
+            of the wrong shape) or has NaN or infinite weights.
     """
     try:
         with zipfile.ZipFile(path) as z:
@@ -91,7 +93,13 @@ def read_checkpoint(path: str | Path) -> tuple[PolicySpec, Policy]:
         raise CheckpointError(f"no checkpoint at {str(path)!r}") from None
     except (zipfile.BadZipFile, KeyError, OSError, ValueError) as e:
         raise CheckpointError(f"{str(path)!r} is not an allfives checkpoint: {e}") from None
-    return PolicySpec.from_json(meta), weights
+    spec = PolicySpec.from_json(meta)
+    enc = Encoding(spec.rules, spec.action_features)
+    try:
+        check_weights(weights, enc.obs_size, enc.num_actions)
+    except ValueError as e:
+        raise CheckpointError(f"{str(path)!r} holds a broken network: {e}") from None
+    return spec, weights
 
 
 def check_trained_rules(name: str, trained: Rules, rules: Rules) -> None:

@@ -334,6 +334,94 @@ def policy_from_npz(data: bytes) -> Policy:
         raise ValueError(f"weights lack {e}") from None
 
 
+def named_arrays(policy: Policy) -> list[tuple[str, FloatArray]]:
+    """The network's weight arrays, by their names in the weights file."""
+    if isinstance(policy, MlpPolicy):
+        return [(f"w{i}", w) for i, w in enumerate(policy.weights)] + [
+            (f"b{i}", b) for i, b in enumerate(policy.biases)
+        ]
+    out = []
+    for prefix, layers in (("trunk", policy.trunk), ("feature", policy.feature)):
+        for i, (w, b) in enumerate(layers):
+            out += [(f"{prefix}_w{i}", w), (f"{prefix}_b{i}", b)]
+    for name, layer in (("context", policy.context), ("action", policy.action), ("fuse",
+                        policy.fuse)):  # fmt: skip
+        if layer is not None:
+            out += [(f"{name}_w", layer[0]), (f"{name}_b", layer[1])]
+    return out
+
+
+Layer = tuple[str, str, FloatArray, FloatArray]
+"""A layer as its weight's name, its bias's name, the weight and the bias."""
+
+
+def _chain(layers: list[Layer], size: int) -> int:
+    """Check that each layer reads the previous one's output (the first reads ``size``
+    entries); return the last one's output size.
+
+    Raises:
+        ValueError: naming the first array that does not fit.
+    """
+    for wname, bname, w, b in layers:
+        if w.ndim != 2 or w.shape[1] != size:
+            raise ValueError(f"{wname} has shape {w.shape}; it must be (n, {size})")
+        if b.shape != (w.shape[0],):
+            raise ValueError(f"{bname} has shape {b.shape}; it must be ({w.shape[0]},)")
+        size = w.shape[0]
+    return size
+
+
+def _layers(prefix: str, layers: list[tuple[FloatArray, FloatArray]]) -> list[Layer]:
+    return [(f"{prefix}_w{i}", f"{prefix}_b{i}", w, b) for i, (w, b) in enumerate(layers)]
+
+
+def check_weights(policy: Policy, obs_size: int, num_actions: int) -> None:
+    """Check a network read from a file against the observation and actions it must serve:
+    every array finite and of floats, every layer reading the one before, one logit per
+    action out.
+
+    Raises:
+        ValueError: naming the first array at fault.
+    """
+    for name, a in named_arrays(policy):
+        if not isinstance(a, np.ndarray) or a.dtype.kind != "f":
+            raise ValueError(f"{name} is not an array of floats")
+        if not np.isfinite(a).all():
+            raise ValueError(f"{name} holds NaN or infinite values")
+    if isinstance(policy, MlpPolicy):
+        if policy.activation not in ("tanh", "relu"):
+            raise ValueError(f"activation must be tanh or relu, not {policy.activation!r}")
+        if len(policy.weights) != len(policy.biases) or not policy.weights:
+            raise ValueError("the weights need one bias per layer, and one layer at least")
+        pairs = zip(policy.weights, policy.biases, strict=True)
+        size = _chain([(f"w{i}", f"b{i}", w, b) for i, (w, b) in enumerate(pairs)], obs_size)
+        if size != num_actions:
+            raise ValueError(f"its last layer gives {size} logits, not {num_actions}")
+    else:
+        lay = policy.layout
+        if lay.num_actions != num_actions or lay.global_size > obs_size:
+            raise ValueError("its layout is for another observation")
+        h = _chain(_layers("trunk", policy.trunk), lay.global_size)
+        c = _chain([("context_w", "context_b", *policy.context)], h)
+        out = _chain([("action_w", "action_b", *policy.action)], h)
+        if out != num_actions:
+            raise ValueError(f"action_w gives {out} values, not {num_actions}")
+        size = lay.features(np.zeros((1, obs_size), np.float32)).shape[-1]
+        last = _chain(_layers("feature", policy.feature), size)
+        if last != c:
+            raise ValueError(f"the last feature layer gives {last} values, context_w {c}")
+        if policy.fuse is not None:
+            fused = _chain([("fuse_w", "fuse_b", *policy.fuse)], h)
+            if not policy.feature or fused != policy.feature[0][0].shape[0]:
+                raise ValueError("fuse_w must have as many rows as feature_w0")
+    try:
+        logits = policy.logits(np.zeros((2, obs_size), np.float32))
+    except (ValueError, IndexError) as e:
+        raise ValueError(f"it does not read this observation: {e}") from None
+    if logits.shape != (2, num_actions) or not np.isfinite(logits).all():
+        raise ValueError(f"it gives logits of shape {logits.shape}, not (2, {num_actions})")
+
+
 def uniform(rng: random.Random | None) -> float | None:
     """A uniform number from ``rng``, or ``None`` (choose the most likely action)."""
     return None if rng is None else rng.random()

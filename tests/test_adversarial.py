@@ -7,6 +7,7 @@ would; hypothesis draws from the wide input spaces (seeds, action arrays, record
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -235,3 +236,102 @@ def test_the_command_line_and_the_web_page_read_a_record_alike(text: str) -> Non
     r = client.post("/api/replays", content=text, headers={"content-type": "application/json"})
     assert r.status_code == 422
     assert e.value.reason[:60] in r.json()["error"]
+
+
+# ---------------------------------------------------------------- checkpoints
+
+
+def _networks() -> dict[str, Any]:
+    """A sound network of each kind, with its spec (the scorer needs torch to be made)."""
+    from agents.learned import PolicySpec
+    from agents.networks import MlpPolicy
+    from allfives_env.core.rules import Rules
+    from allfives_env.envs.spaces import Encoding
+
+    rules = Rules.preset("pagat", 2)
+    enc = Encoding(rules)
+    rng = np.random.default_rng(0)
+    sizes = [enc.obs_size, 16, enc.num_actions]
+    mlp = MlpPolicy(
+        [rng.standard_normal((b, a)).astype(np.float32) for a, b in itertools.pairwise(sizes)],
+        [np.zeros(b, np.float32) for b in sizes[1:]],
+    )
+    out: dict[str, Any] = {"mlp": (PolicySpec(rules, False), mlp)}
+    try:
+        from agents.networks import ScorerLayout
+        from agents.policy_net import ScorerNet
+    except ImportError:  # torch: the [train] extra
+        return out
+    enc = Encoding(rules, "outlook")
+    net = ScorerNet(ScorerLayout.of(enc, True), [16], [8], 4, 0, (8,), True)
+    out["scorer"] = (PolicySpec(rules, "outlook"), net.to_numpy())
+    return out
+
+
+NETWORKS = _networks()
+
+
+def _write_broken(path: Any, spec: Any, policy: Any, how: str, which: int) -> str:
+    """Write ``policy``'s checkpoint with one weight array broken ``how`` (NaN, infinite, or
+    one row too many); return that array's name."""
+    import io
+    import zipfile
+
+    from agents.learned import META_FILE, WEIGHTS_FILE
+    from agents.networks import named_arrays
+
+    names = [n for n, _ in named_arrays(policy)]
+    name = names[which % len(names)]
+    with np.load(io.BytesIO(policy.to_npz())) as z:
+        arrays = {k: z[k] for k in z.files}
+    a = arrays[name].copy()
+    if how == "nan":
+        a.flat[which % a.size] = np.nan
+    elif how == "inf":
+        a.flat[0] = -np.inf
+    else:
+        a = np.concatenate([a, a[-1:]], axis=0)
+    arrays[name] = a
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr(META_FILE, json.dumps(spec.to_json()))
+        zf.writestr(WEIGHTS_FILE, buf.getvalue())
+    return name
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    kind=st.sampled_from(sorted(NETWORKS)),
+    how=st.sampled_from(["nan", "inf", "shape"]),
+    which=st.integers(0, 1000),
+)
+def test_a_broken_checkpoint_is_refused_when_loaded_naming_the_array(
+    tmp_path_factory: pytest.TempPathFactory, kind: str, how: str, which: int
+) -> None:
+    from agents.learned import CheckpointError, load_learned, write_checkpoint
+
+    spec, policy = NETWORKS[kind]
+    path = tmp_path_factory.mktemp("ckpt") / "bad.zip"
+    name = _write_broken(path, spec, policy, how, which)
+    with pytest.raises(CheckpointError) as e:
+        load_learned(str(path))
+    text = str(e.value)
+    assert "broken network" in text and "\n" not in text
+    if how != "shape":
+        assert f"{name} holds NaN or infinite values" in text
+    good = path.with_name("good.zip")
+    write_checkpoint(good, spec, policy)
+    load_learned(str(good))  # the sound one loads
+
+
+def test_a_broken_checkpoint_is_one_line_from_the_command_line(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec, policy = NETWORKS["mlp"]
+    for how in ("nan", "shape"):
+        path = tmp_path / f"{how}.zip"
+        _write_broken(path, spec, policy, how, 0)
+        assert main(["eval", str(path), "random", "--matches", "2"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("allfives: error: ") and err.count("\n") == 1, err
