@@ -302,7 +302,7 @@ class ReplaySession(Session):
             if step.action is None:
                 deal = self.rec.hands[step.hand].deal
                 if game is None:
-                    game = Game(self.rec.rules, deal=deal)
+                    game = Game(self.rec.rules, deal=deal, scores=self.rec.start_scores)
                 else:
                     game.deal(deal=deal)
             else:

@@ -335,3 +335,74 @@ def test_a_broken_checkpoint_is_one_line_from_the_command_line(
         assert main(["eval", str(path), "random", "--matches", "2"]) == 2
         err = capsys.readouterr().err
         assert err.startswith("allfives: error: ") and err.count("\n") == 1, err
+
+
+# ---------------------------------------------------------------- matches begun at given scores
+
+
+@st.composite
+def started_matches(draw: st.DrawFn) -> tuple[Any, list[float], int]:
+    from allfives_env.core.rules import PRESETS, Rules
+
+    preset = draw(st.sampled_from(PRESETS))
+    rules = Rules.preset(preset, draw(st.sampled_from([2, 3, 4])))
+    top = rules.target - 1
+    scores = [draw(st.integers(-50 if preset == "spruce" else 0, top)) for _ in
+              range(rules.num_sides)]  # fmt: skip
+    return rules, scores, draw(st.integers(0, 2**32))
+
+
+@settings(max_examples=40, deadline=None)
+@given(match=started_matches())
+def test_a_match_begun_at_given_scores_replays_from_its_record(
+    match: tuple[Any, list[float], int],
+) -> None:
+    import random
+
+    from allfives_env.core.game import Game
+    from allfives_env.core.records import decode_json, record_of, replay
+
+    rules, start, seed = match
+    rng = random.Random(seed)
+    game = Game(rules, rng, scores=start)
+    for _ in range(400):
+        if game.is_match_over:
+            break
+        if game.current_player is None:
+            game.deal(rng)
+        else:
+            game.apply(rng.choice(game.legal_actions()))
+    text = json.dumps(record_of(game).to_json())
+    assert ("start_scores" in text) == any(start)
+    result = replay(decode_json(text))  # type: ignore[arg-type]
+    assert result.scores == game.scores and result.winners == game.winners
+
+
+def test_the_batched_engine_records_the_scores_its_episodes_began_at() -> None:
+    from allfives_env.core.records import replay
+    from allfives_env.core.rules import Rules
+    from allfives_env.vector import VectorGame
+
+    vg = VectorGame(Rules.preset("pagat", 2), 3, record=True)
+    vg.reset(1, scores=[[240, 245], [0, 0], [100, 5]])
+    for _ in range(2000):
+        if vg.done.all():
+            break
+        actions = vg.greedy_actions()
+        vg.step(actions)
+    for i in range(3):
+        record = vg.record(i).to_json()
+        assert list(replay(record).scores) == list(vg.scores[i])
+
+
+@pytest.mark.parametrize(
+    "start", [[250, 0], [1, 2, 3], ["0", 0], [True, 0], [0, 0.5, 1], "0,0", {"a": 1}]
+)
+def test_a_records_start_scores_are_checked(start: object) -> None:
+    from allfives_env.core.game import new_game
+    from allfives_env.core.records import record_of
+
+    record = record_of(new_game("pagat", 2, seed=1)).to_json()
+    record["start_scores"] = start
+    with pytest.raises(RecordError, match="start_scores: must be 2 numbers below the target"):
+        replay_text(json.dumps(record))

@@ -17,6 +17,7 @@ actions. Between hands it waits for :meth:`Game.deal`.
 
 from __future__ import annotations
 
+import math
 import operator
 import random
 from collections.abc import Mapping, Sequence
@@ -75,7 +76,11 @@ def check_scores(rules: Rules, scores: Sequence[float]) -> None:
         RulesError: otherwise.
     """
     if len(scores) != rules.num_sides or not all(
-        isinstance(x, int | float) and not isinstance(x, bool) and x < rules.target for x in scores
+        isinstance(x, int | float)
+        and not isinstance(x, bool)
+        and math.isfinite(x)
+        and x < rules.target
+        for x in scores
     ):
         raise RulesError(
             f"scores must be {rules.num_sides} numbers below the target {rules.target}, "
@@ -124,6 +129,7 @@ class Game:
         "_scores",
         "_side",
         "_sizes",
+        "_start",
         "_stop",
         "_turn_draws",
         "_unit",
@@ -150,6 +156,7 @@ class Game:
             check_scores(rules, scores)
         self._init_rules(rules)
         self._scores: list[float] = list(scores) if scores is not None else [0] * rules.num_sides
+        self._start = tuple(self._scores)
         self._log: list[HandLog] = []
         self._winners: tuple[int, ...] | None = None
         self._prev: PreviousHand | None = None
@@ -235,6 +242,11 @@ class Game:
     def winners(self) -> tuple[int, ...] | None:
         """The side(s) that won the match (several only for a shared win), or ``None``."""
         return self._winners
+
+    @property
+    def start_scores(self) -> tuple[float, ...]:
+        """The sides' scores when the match began (all 0 unless given; a record keeps them)."""
+        return self._start
 
     @property
     def scores(self) -> tuple[float, ...]:
@@ -838,6 +850,7 @@ class Game:
         g._turn_draws = view.draws_this_turn
         g._forced_lead = int(view.required_lead) if view.required_lead is not None else -1
         g._scores = list(view.scores)
+        g._start = tuple(view.scores)  # a world of this hand: its match begins here
         g._voids = list(view.known_voids)
         g._void_pending = view.known_voids[g._cur]
         g._played = list(view.played)
@@ -880,6 +893,7 @@ class Game:
         g._void_pending = self._void_pending
         g._forced_lead = self._forced_lead
         g._scores = self._scores[:]
+        g._start = self._start
         g._voids = self._voids[:]
         g._played = self._played[:]
         last = self._log[-1]

@@ -4,7 +4,7 @@ A record fixes a whole match: the rules, every deal and every action. Any game p
 the engine becomes a record with :func:`record_of`, and replays to the identical result.
 
 >>> import random
->>> from allfives_env.core.game import Game
+>>> from allfives_env.core.game import Game, check_scores
 >>> g = Game("pagat", random.Random(3))
 >>> while not g.is_hand_over:
 ...     _ = g.apply(g.legal_actions()[0])
@@ -30,14 +30,19 @@ from allfives_env.core.errors import (
     IllegalActionError,
     NotationError,
     RecordError,
+    RulesError,
 )
 from allfives_env.core.events import HandResult
-from allfives_env.core.game import Game
+from allfives_env.core.game import Game, check_scores
 from allfives_env.core.rules import PRESETS, Rules
 from allfives_env.core.tiles import Tile
 
 FORMAT = "allfives-record/1"
 """The value of a record's ``format`` field."""
+
+START_SCORES = "start_scores"
+"""The key of the scores a match began at (this project's addition to RULES.md §4: a record
+without it began at 0, as every record before it did)."""
 
 _RULES_KEYS = ("preset", "num_players", "partnerships")
 _OMITTED = object()
@@ -59,11 +64,15 @@ class Record:
         rules: the preset rules of the match.
         hands: the hands, in order.
         extra: the record's other top-level keys (names, dates...), kept as they were.
+        start_scores: the sides' scores when the match began (``None``: all 0). A record
+            writes them as ``start_scores`` only when some is not 0, so that a match from 0
+            reads as RULES.md §4 has it.
     """
 
     rules: Rules
     hands: tuple[RecordHand, ...]
     extra: dict[str, Any] = field(default_factory=dict)
+    start_scores: tuple[float, ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The record as a JSON-ready dict in the format of RULES.md §4."""
@@ -80,7 +89,10 @@ class Record:
                 entry["leader"] = h.deal.leader
             entry["actions"] = list(h.actions)
             hands.append(entry)
-        return {**self.extra, "format": FORMAT, "rules": rules, "hands": hands}
+        out = {**self.extra, "format": FORMAT, "rules": rules}
+        if self.start_scores is not None and any(self.start_scores):
+            out[START_SCORES] = list(self.start_scores)
+        return {**out, "hands": hands}
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +199,27 @@ def _parse_hand(obj: object, rules: Rules, k: int) -> RecordHand:
     return RecordHand(Deal(hands, boneyard, leader), tuple(actions))
 
 
+def _parse_start(obj: dict[str, Any], rules: Rules) -> tuple[float, ...] | None:
+    """The record's starting scores (``None`` where it has none: all 0).
+
+    Raises:
+        RecordError: for anything but one number per side, each below the target.
+    """
+    if START_SCORES not in obj:
+        return None
+    scores = obj[START_SCORES]
+    try:
+        if not isinstance(scores, list):
+            raise RulesError("not a list")
+        check_scores(rules, scores)
+    except RulesError:
+        raise RecordError(
+            f"must be {rules.num_sides} numbers below the target {rules.target}, not {scores!r}",
+            field=START_SCORES,
+        ) from None
+    return tuple(scores)
+
+
 def _parse_header(obj: object) -> tuple[Rules, list[Any]]:
     if not isinstance(obj, dict):
         raise RecordError("a record must be a JSON object", field="record")
@@ -218,8 +251,9 @@ def parse_record(obj: object) -> Record:
             if not isinstance(a, str):
                 raise RecordError(f"an action must be a string, not {a!r}", hand=k, action=i)
     assert isinstance(obj, dict)
-    extra = {k: v for k, v in obj.items() if k not in ("format", "rules", "hands")}
-    return Record(rules, hands, extra)
+    start = _parse_start(obj, rules)
+    extra = {k: v for k, v in obj.items() if k not in ("format", "rules", "hands", START_SCORES)}
+    return Record(rules, hands, extra, start)
 
 
 def replay_json(obj: object) -> ReplayResult:
@@ -232,7 +266,9 @@ def replay_json(obj: object) -> ReplayResult:
         RecordError: naming the field, hand or action at fault.
     """
     rules, raw = _parse_header(obj)
-    return _replay(rules, (_parse_hand(h, rules, k) for k, h in enumerate(raw, 1)))
+    assert isinstance(obj, dict)
+    start = _parse_start(obj, rules)
+    return _replay(rules, (_parse_hand(h, rules, k) for k, h in enumerate(raw, 1)), start)
 
 
 def _reject_constant(name: str) -> object:
@@ -306,7 +342,7 @@ def replay(record: Record | str | os.PathLike[str] | dict[str, Any]) -> ReplayRe
         ArgumentError: if ``record`` is none of these.
     """
     if isinstance(record, Record):
-        return _replay(record.rules, record.hands)
+        return _replay(record.rules, record.hands, record.start_scores)
     if isinstance(record, str | os.PathLike):
         return replay_json(load_json(record))
     if isinstance(record, dict):
@@ -316,13 +352,15 @@ def replay(record: Record | str | os.PathLike[str] | dict[str, Any]) -> ReplayRe
     )
 
 
-def _replay(rules: Rules, hands: Iterable[RecordHand]) -> ReplayResult:
+def _replay(
+    rules: Rules, hands: Iterable[RecordHand], start: tuple[float, ...] | None = None
+) -> ReplayResult:
     game: Game | None = None
     points: list[float] = []
     for k, rh in enumerate(hands, 1):
         try:
             if game is None:
-                game = Game(rules, deal=rh.deal)
+                game = Game(rules, deal=rh.deal, scores=start)
             elif game.is_match_over:
                 raise RecordError("a hand after the match has ended", hand=k)
             elif not game.is_hand_over:
@@ -386,7 +424,8 @@ def record_of(game: Game, extra: dict[str, Any] | None = None) -> Record:
             actions.append(a.lead_text() if n == 0 and a < DRAW_ID else str(a))
         deal = Deal(log.deal.hands, log.deal.boneyard, log.leader if log.by_lot else None)
         hands.append(RecordHand(deal, tuple(actions)))
-    return Record(r, tuple(hands), dict(extra or {}))
+    start = game.start_scores
+    return Record(r, tuple(hands), dict(extra or {}), start if any(start) else None)
 
 
 def replay_text(text: str) -> dict[str, Any]:

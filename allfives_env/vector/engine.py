@@ -210,6 +210,7 @@ class VectorGame:
         )
         self.st = np.zeros((n, WIDTH), np.int32)
         self.scores_ = np.zeros((n, 4), np.float64)
+        self.episode_start = np.zeros((n, 4), np.float64)  # the scores each episode began at
         self.hand_start = np.zeros((n, 4), np.float64)
         self.award = np.zeros((n, 4), np.float64)
         self.gains = np.zeros((n, 4), np.float64)
@@ -345,9 +346,11 @@ class VectorGame:
 
     def _new_episodes(self, idx: I64, scores: F64 | None = None) -> None:
         reset_batch(self.st, self.cfg, self.scores_, self.hand_start, self.award, self.rng, idx)
+        self.episode_start[idx] = 0
         if scores is not None:  # the deal does not read the scores: set them once it is made
             self.scores_[idx, : self.num_sides] = scores
             self.hand_start[idx, : self.num_sides] = scores
+            self.episode_start[idx, : self.num_sides] = scores
         for i in idx.tolist():
             self._history[i] = []
             self._loaded.pop(i, None)
@@ -437,7 +440,8 @@ class VectorGame:
 
     def state_bytes(self) -> int:
         """Bytes of the arrays that hold the games (the per-game state, logs included)."""
-        arrays: list[np.ndarray] = [self.st, self.scores_, self.hand_start, self.award]
+        arrays: list[np.ndarray] = [self.st, self.scores_, self.hand_start, self.episode_start]
+        arrays.append(self.award)
         arrays += [self.gains, self.rng, self.log, self.prev, self.prev_log, self.scratch]
         arrays.append(self.fscratch)
         return sum(a.nbytes for a in arrays)
@@ -846,7 +850,9 @@ class VectorGame:
             raise VectorConfigError("copy_games: a target is repeated")
         if np.isin(idx, src).any():
             raise VectorConfigError("copy_games: a target is also a source")
-        for a in (self.st, self.scores_, self.hand_start, self.award, self.rng, self.log):
+        arrays = (self.st, self.scores_, self.hand_start, self.episode_start, self.award, self.rng,
+                  self.log)  # fmt: skip
+        for a in arrays:
             a[idx] = a[src]
         self.prev[idx] = self.prev[src]
         self.prev_log[idx] = self.prev_log[src]
@@ -873,8 +879,9 @@ class VectorGame:
                 game.apply(a)
             return game
         hands = [*self._history[i], (self.deal(i), self.hand_actions(i))]
-        if self.recording:
-            game = Game(self.rules, deal=hands[0][0])
+        if self.recording:  # the whole episode, from the scores it began at
+            start = [_num(x) for x in self.episode_start[i, : self.num_sides]]
+            game = Game(self.rules, deal=hands[0][0], scores=start)
         else:
             start = [_num(x) for x in self.hand_start[i, : self.num_sides]]
             hands = hands[-1:]
