@@ -100,6 +100,7 @@ import tyro  # noqa: E402
 import yaml  # noqa: E402
 
 from agents import train_config  # noqa: E402
+from agents.run_folder import hold_run_folder  # noqa: E402
 from agents.train_config import (  # noqa: E402
     ConfigError,
     check_agent_specs,
@@ -843,14 +844,23 @@ class Run:
         return PolicySpec(self.cfg.rules(), self.cfg.action_features)
 
 
+def say(cfg: Config, message: str) -> None:
+    """Tell what the run is doing now: one line on stderr, as each phase begins (the bars of
+    the longer ones follow, with ``progress`` on)."""
+    print(f"train.py: {message}", file=sys.stderr, flush=True)
+
+
 def evaluate_checkpoint(
-    cfg: Config, path: Path, opponents: list[str], matches: int, seed: int
+    cfg: Config, path: Path, opponents: list[str], matches: int, seed: int, bars: bool = False
 ) -> dict[str, Any]:
     """Duplicate-deal evaluation of the checkpoint at ``path`` against each opponent spec (at
-    every other side): :func:`agents.eval.tournament.evaluate_against`."""
+    every other side): :func:`agents.eval.tournament.evaluate_against`. ``bars``: a progress
+    bar per opponent (where no training bar is open)."""
     from agents.eval.tournament import evaluate_against
 
-    return evaluate_against(cfg.rules(), str(path), opponents, matches, seed, cfg.eval_processes)
+    return evaluate_against(
+        cfg.rules(), str(path), opponents, matches, seed, cfg.eval_processes, bars and cfg.progress
+    )
 
 
 def evaluate_now(learner: Learner, label: str, writer: Any) -> None:
@@ -861,8 +871,12 @@ def evaluate_now(learner: Learner, label: str, writer: Any) -> None:
     t0 = time.perf_counter()
     write_checkpoint(run.latest, run.spec(), learner.net.to_numpy())
     step = run.imitated + run.step
+    first = label == "untrained"  # before the training bar: this one shows its own
+    if first:
+        say(cfg, f"evaluating the untrained policy: {cfg.eval_matches} matches against each "
+            f"of {', '.join(cfg.eval_opponents)}")  # fmt: skip
     result = evaluate_checkpoint(
-        cfg, run.latest, cfg.eval_opponents, cfg.eval_matches, cfg.seed + step
+        cfg, run.latest, cfg.eval_opponents, cfg.eval_matches, cfg.seed + step, bars=first
     )
     score = float(np.mean([r["win_rate"] for r in result.values()]))
     run.history.append(
@@ -1029,6 +1043,7 @@ def train(cfg: Config, run: Run, saved: dict[str, Any] | None) -> None:
     th.set_num_threads(cfg.torch_threads)
     set_num_threads(cfg.engine_threads)
     seed_everything(cfg)
+    say(cfg, "making the table of games and the network (compiling the engine the first time)")
     pool = Pool(cfg, run.spec())
     batch = make_table(cfg, pool)
     learner = Learner(cfg, run, pool, batch)
@@ -1147,8 +1162,10 @@ def choose_best(cfg: Config, run: Run) -> dict[str, Any]:
     seed = 2 * 10**6 + cfg.seed
     n = cfg.final_eval_matches
     scores = {}
+    say(cfg, f"choosing best.zip: the best periodic evaluation or the final weights, {n} "
+        "matches each against each opponent")  # fmt: skip
     for label, path in (("best periodic", run.best), ("final weights", run.latest)):
-        result = evaluate_checkpoint(cfg, path, cfg.eval_opponents, n, seed)
+        result = evaluate_checkpoint(cfg, path, cfg.eval_opponents, n, seed, True)
         scores[label] = float(np.mean([r["win_rate"] for r in result.values()]))
     final_wins = scores["final weights"] >= scores["best periodic"]
     kept = "final weights" if final_wins else "best periodic"
@@ -1163,8 +1180,10 @@ def finish(cfg: Config, run: Run) -> dict[str, Any]:
     selection = choose_best(cfg, run)
     final: dict[str, Any] = {}
     if cfg.final_eval_matches > 0 and run.best.exists():
+        say(cfg, f"the final evaluation: {cfg.final_eval_matches} matches against each of "
+            f"{', '.join(cfg.eval_opponents)}")  # fmt: skip
         final = evaluate_checkpoint(
-            cfg, run.best, cfg.eval_opponents, cfg.final_eval_matches, 10**6 + cfg.seed
+            cfg, run.best, cfg.eval_opponents, cfg.final_eval_matches, 10**6 + cfg.seed, True
         )
     eval_seconds = time.perf_counter() - t0
     timing = run.timing
@@ -1240,21 +1259,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         command = parse_args(sys.argv[1:] if argv is None else argv)
         cfg = command.cfg
         run = Run(cfg, command.runs)
-        if command.fresh and run.dir.exists():
-            shutil.rmtree(run.dir)
-        saved = load_resume_point(run, cfg)
-        if saved is not None:
-            done = saved["num_timesteps"]
-            if done >= cfg.total_timesteps and run.report_file.exists():
-                print(f"{run.dir} is complete ({done:,} steps): {run.report_file}")
-                return 0
-            print(f"resuming {run.dir} from step {done:,}", flush=True)
-        run.dir.mkdir(parents=True, exist_ok=True)
-        (run.dir / "config.yaml").write_text(_yaml(cfg), encoding="utf-8")
-        signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
-        stop_if_interrupted()
-        train(cfg, run, saved)
-        final = finish(cfg, run)
+        with hold_run_folder(run.dir):  # one process a run folder: a second is refused
+            if command.fresh and run.dir.exists():
+                shutil.rmtree(run.dir)
+            saved = load_resume_point(run, cfg)
+            if saved is not None:
+                done = saved["num_timesteps"]
+                if done >= cfg.total_timesteps and run.report_file.exists():
+                    print(f"{run.dir} is complete ({done:,} steps): {run.report_file}")
+                    return 0
+                print(f"resuming {run.dir} from step {done:,}", flush=True)
+            run.dir.mkdir(parents=True, exist_ok=True)
+            (run.dir / "config.yaml").write_text(_yaml(cfg), encoding="utf-8")
+            warm = (
+                f" after a warm start of {cfg.imitation_samples:,}" if cfg.imitation_samples else ""
+            )
+            say(cfg, f"run {cfg.name!r}: {cfg.rules().describe()}, {cfg.total_timesteps:,} steps "
+                f"of PPO{warm}, into {run.dir}/ (config.yaml holds every setting)")  # fmt: skip
+            signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+            stop_if_interrupted()
+            train(cfg, run, saved)
+            final = finish(cfg, run)
     except ConfigError as e:
         fail(str(e))
     except KeyboardInterrupt:

@@ -76,6 +76,7 @@ import tyro  # noqa: E402 - after the check above, which names what to install
 import yaml  # noqa: E402
 
 from agents import train_config  # noqa: E402
+from agents.run_folder import hold_run_folder  # noqa: E402
 from allfives_rllib.config import ConfigError, RLlibConfig, load_yaml  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent
@@ -486,32 +487,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         command = parse_args(sys.argv[1:] if argv is None else argv)
         cfg = command.cfg
         folder = command.runs / "rllib" / cfg.name
-        if command.fresh and folder.exists():
-            shutil.rmtree(folder)
-        saved_cfg = folder / "config.yaml"
-        if saved_cfg.exists() and (folder / "state.json").exists():
-            old = yaml.safe_load(saved_cfg.read_text(encoding="utf-8"))
-            new = dataclasses.asdict(cfg)
-            diff = sorted(
-                k for k in new if k not in ("total_timesteps", "progress") and old.get(k) != new[k]
-            )
-            if diff:
-                raise ConfigError(
-                    f"{folder} was trained with another config (differs in {', '.join(diff)}); "
-                    f"use --name for a new run or --fresh to start over"
+        with hold_run_folder(folder):  # one process a run folder: a second is refused
+            if command.fresh and folder.exists():
+                shutil.rmtree(folder)
+            saved_cfg = folder / "config.yaml"
+            if saved_cfg.exists() and (folder / "state.json").exists():
+                old = yaml.safe_load(saved_cfg.read_text(encoding="utf-8"))
+                new = dataclasses.asdict(cfg)
+                diff = sorted(
+                    k
+                    for k in new
+                    if k not in ("total_timesteps", "progress") and old.get(k) != new[k]
                 )
-        run = Run.load(folder) or Run(dir=folder)
-        if run.step >= cfg.total_timesteps and run.report_file.exists():
-            print(f"{folder} is complete ({run.step:,} steps): {run.report_file}")
-            return 0
-        if run.step:
-            print(f"resuming {folder} from step {run.step:,}", flush=True)
-        folder.mkdir(parents=True, exist_ok=True)
-        saved_cfg.write_text(_yaml(cfg), encoding="utf-8")
-        stop_if_interrupted()
-        if run.step < cfg.total_timesteps:
-            train(cfg, run, command.address)
-        report = finish(cfg, run)
+                if diff:
+                    raise ConfigError(
+                        f"{folder} was trained with another config (differs in {', '.join(diff)}); "
+                        f"use --name for a new run or --fresh to start over"
+                    )
+            run = Run.load(folder) or Run(dir=folder)
+            if run.step >= cfg.total_timesteps and run.report_file.exists():
+                print(f"{folder} is complete ({run.step:,} steps): {run.report_file}")
+                return 0
+            if run.step:
+                print(f"resuming {folder} from step {run.step:,}", flush=True)
+            folder.mkdir(parents=True, exist_ok=True)
+            saved_cfg.write_text(_yaml(cfg), encoding="utf-8")
+            stop_if_interrupted()
+            if run.step < cfg.total_timesteps:
+                train(cfg, run, command.address)
+            report = finish(cfg, run)
     except ConfigError as e:
         fail(str(e))
     except KeyboardInterrupt:

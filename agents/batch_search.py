@@ -62,7 +62,8 @@ class BatchSearchAgent(ValueSearch):
             played).
 
     Raises:
-        ValueError: for ``worlds`` below 1 or an unknown ``rollout``.
+        ValueError: for ``worlds`` below 1, more than the machine's memory can roll out, or an
+            unknown ``rollout``.
         CheckpointError: for a rollout checkpoint that cannot be read.
     """
 
@@ -88,6 +89,12 @@ class BatchSearchAgent(ValueSearch):
             self._policy = load_learned(rollout)
             self._features = self._policy.spec.action_features
         self._vg: VectorGame | None = None
+        # a move rolls out at least one candidate in every world: refuse what cannot fit
+        from allfives_env.vector.engine import bytes_per_game
+        from allfives_env.vector.memory import check_fits
+
+        least = bytes_per_game(Rules.preset("pagat", 2), self._features)
+        check_fits(worlds * least, f"batchsearch with {worlds:,} worlds")
 
     def __repr__(self) -> str:
         return f"BatchSearchAgent(worlds={self.worlds}, rollout={self.rollout!r})"

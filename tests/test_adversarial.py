@@ -406,3 +406,142 @@ def test_a_records_start_scores_are_checked(start: object) -> None:
     record["start_scores"] = start
     with pytest.raises(RecordError, match="start_scores: must be 2 numbers below the target"):
         replay_text(json.dumps(record))
+
+
+# ---------------------------------------------------------------- one process a run folder
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+
+
+def _trainer(script: str, runs: Any, *args: str) -> list[str]:
+    import sys
+
+    return [sys.executable, str(ROOT / script), "--runs", str(runs), *args]
+
+
+@pytest.mark.parametrize(
+    ("script", "folder"), [("train.py", "{runs}/mix"), ("train_rllib.py", "{runs}/rllib/mix")]
+)
+def test_a_run_folder_in_use_refuses_a_second_run_naming_its_holder(
+    tmp_path: Any, script: str, folder: str
+) -> None:
+    import os
+    import subprocess
+    from pathlib import Path
+
+    pytest.importorskip("sb3_contrib" if script == "train.py" else "ray")
+    from agents.run_folder import hold_run_folder
+
+    config = "configs/smoke.yaml" if script == "train.py" else "configs/rllib_smoke.yaml"
+    run = Path(folder.format(runs=tmp_path))
+    run.mkdir(parents=True)
+    (run / "config.yaml").write_text("seed: 0\n")
+    with hold_run_folder(run):
+        proc = subprocess.run(
+            _trainer(
+                script, tmp_path, "--config", config, "--name", "mix", "--seed", "1", "--fresh"
+            ),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=ROOT,
+        )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and f"process {os.getpid()}" in proc.stderr
+    assert "in use" in proc.stderr and proc.stdout == ""
+    assert (run / "config.yaml").read_text() == "seed: 0\n"  # not even --fresh touched it
+    assert sorted(p.name for p in run.iterdir()) == ["config.yaml"]
+
+
+def test_two_real_runs_of_one_folder_and_a_lock_left_by_a_killed_one(tmp_path: Any) -> None:
+    import signal
+    import subprocess
+    import time
+
+    pytest.importorskip("sb3_contrib")
+    from agents.run_folder import hold_run_folder, lock_file
+
+    args = ("--config", "configs/smoke.yaml", "--name", "mix", "--total_timesteps", "100000")
+    first = subprocess.Popen(
+        _trainer("train.py", tmp_path, *args),
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        lock = lock_file(tmp_path / "mix")
+        deadline = time.monotonic() + 120
+        while not (lock.exists() and lock.read_text().strip() == str(first.pid)):
+            assert first.poll() is None and time.monotonic() < deadline
+            time.sleep(0.2)
+        second = subprocess.run(
+            _trainer("train.py", tmp_path, *args, "--seed", "1"),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=ROOT,
+        )
+        assert second.returncode == 2 and f"process {first.pid}" in second.stderr
+        assert "seed: 0" in (tmp_path / "mix" / "config.yaml").read_text()
+        assert first.poll() is None  # the first run goes on
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=60)
+    with hold_run_folder(tmp_path / "mix"):  # the dead run's lock does not stand in the way
+        pass
+
+
+# ---------------------------------------------------------------- sizes nobody bounded
+
+
+@pytest.mark.parametrize("n", [10**8, 10**9, 2**40])
+def test_a_batch_too_large_for_the_machine_is_refused_before_it_is_allocated(n: int) -> None:
+    from allfives_env.core.rules import Rules
+    from allfives_env.vector import VectorGame
+
+    for make in (
+        lambda: VectorGame(Rules.preset("pagat", 2), n),
+        lambda: AllFivesVectorEnv(n),
+        lambda: AllFivesMultiAgentVectorEnv(n),
+    ):
+        with pytest.raises(EnvConfigError, match=r"games would take about [\d,.]+ GiB; this"):
+            make()
+
+
+def test_a_search_too_large_for_the_machine_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", "batchsearch:worlds=100000000", "random", "--matches", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "GiB" in err and "100,000,000 worlds" in err
+
+
+def test_processes_are_capped_at_the_cores(capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+
+    assert main(["eval", "random", "greedy", "--matches", "2", "--processes", "1000"]) == 0
+    cores = os.cpu_count() or 1
+    out = capsys.readouterr().out
+    assert f"with {cores} process" in out and "1000" not in out
+
+
+def test_train_py_says_what_it_is_doing_from_its_first_second(tmp_path: Any) -> None:
+    """Each phase is announced as it begins, the run's settings first, before the untrained
+    policy's evaluation (which used to run for minutes before anything was printed)."""
+    import subprocess
+
+    pytest.importorskip("sb3_contrib")
+    args = ("--config", "configs/smoke.yaml", "--total_timesteps", "1024")
+    proc = subprocess.run(
+        _trainer("train.py", tmp_path, *args, "--progress"),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr
+    said = [line for line in proc.stderr.splitlines() if line.startswith("train.py: ")]
+    assert said[0].startswith("train.py: run 'smoke': pagat 2p, 1,024 steps of PPO")
+    assert "config.yaml" in said[0]
+    assert any("evaluating the untrained policy" in line for line in said[1:3])
+    assert said[-1].startswith("train.py: the final evaluation")
+    assert "latest.zip v random" in proc.stderr  # the evaluations' own bars

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import os
 import shlex
 import sys
 import time
@@ -16,6 +15,7 @@ from typing import Any
 
 from agents.cli.options import positive_int
 from agents.eval.match import EvalError
+from agents.eval.runner import useful_processes
 
 
 def add_benchmark_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -45,7 +45,8 @@ def add_benchmark_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
     p.add_argument(
         "--processes",
         type=positive_int,
-        help="worker processes (default: the CPU count); any number gives the same numbers",
+        help="worker processes (default and most: the CPU count); any number gives the same "
+        "numbers",
     )
     p.add_argument(
         "--recipe",
@@ -95,7 +96,7 @@ def run_benchmark(args: argparse.Namespace, out: Callable[[str], None] = print) 
     from agents.eval.tournament import check_specs
 
     protocol = PROTOCOLS[args.protocol]
-    processes = args.processes if args.processes is not None else (os.cpu_count() or 1)
+    processes = useful_processes(args.processes)  # at most one per core
     if bool(args.agents) == args.reference:
         raise EvalError("give agents to benchmark, or --reference alone")
     if args.label is not None and (len(args.agents) != 1 or not args.label.strip()):

@@ -13,6 +13,7 @@ from agents.cli.options import add_rules_options, positive_int, rules_of
 from agents.eval.match import EvalError
 from agents.eval.report import check_writable, table, write_json, write_png
 from agents.eval.results import Evaluation, League
+from agents.eval.runner import useful_processes
 from agents.eval.tournament import check_specs, evaluate, league
 
 
@@ -43,7 +44,8 @@ def add_eval_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     p.add_argument(
         "--processes",
         type=positive_int,
-        help="worker processes (default: the CPU count); any number gives the same results",
+        help="worker processes (default and most: the CPU count); any number gives the same "
+        "results",
     )
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
     p.add_argument("--png", metavar="FILE", help="write a chart of the results")
@@ -65,7 +67,7 @@ def run_eval(args: argparse.Namespace, out: Callable[[str], None] = print) -> in
     specs: list[str] = list(args.agents)
     if len(specs) < 2:
         raise EvalError(f"give at least two agents, not {len(specs)}")
-    processes = args.processes if args.processes is not None else (os.cpu_count() or 1)
+    processes = useful_processes(args.processes)  # at most one per core
     rules = rules_of(args)
     k = rules.num_sides
     is_league = args.league or len(specs) > k

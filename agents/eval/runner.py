@@ -9,6 +9,7 @@ A ``spawn`` pool is safe on every platform and with agents that hold threads.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from typing import Any
 
@@ -25,8 +26,16 @@ def play_task(task: Task) -> MatchResult:
     return play_match(rules, seats, deal_seed, agent_seed)
 
 
+def useful_processes(processes: int | None) -> int:
+    """``processes`` (default: one per core) capped at the cores there are: matches keep a
+    core busy each, so more workers only add memory (a thousand cost tens of GB)."""
+    cores = os.cpu_count() or 1
+    return cores if processes is None else max(1, min(processes, cores))
+
+
 def run_matches(tasks: list[Task], processes: int, progress: bool, desc: str) -> list[MatchResult]:
-    """Play ``tasks`` (in a spawn pool when ``processes > 1``); results in task order.
+    """Play ``tasks`` (in a spawn pool when ``processes > 1``, no more workers than cores or
+    tasks); results in task order.
 
     A progress bar (tqdm, if installed) goes to stderr when ``progress`` is set.
     """
@@ -39,7 +48,7 @@ def run_matches(tasks: list[Task], processes: int, progress: bool, desc: str) ->
             bar = None
     out: list[MatchResult] = []
     try:
-        workers = min(processes, len(tasks))
+        workers = min(useful_processes(processes), len(tasks))
         if workers <= 1:
             for task in tasks:
                 out.append(play_task(task))

@@ -163,14 +163,20 @@ def evaluate(
 
 
 def evaluate_against(
-    rules: Rules, agent: str, opponents: Sequence[str], matches: int, seed: int, processes: int
+    rules: Rules,
+    agent: str,
+    opponents: Sequence[str],
+    matches: int,
+    seed: int,
+    processes: int,
+    progress: bool = False,
 ) -> dict[str, dict[str, Any]]:
     """The trainers' evaluation: ``agent`` against each opponent spec over duplicate deals.
 
     With more than two sides, the agent plays against copies of the opponent at every other
     side. Returns, per opponent spec, the agent's ``win_rate`` and its 95% interval ``ci95``,
     its ``points_per_hand``, the first opponent's ``opponent_points_per_hand``, and
-    ``matches``.
+    ``matches``. ``progress``: a bar per opponent on stderr.
 
     Raises:
         EvalError, UnknownAgentError: as :func:`evaluate`.
@@ -178,7 +184,7 @@ def evaluate_against(
     out: dict[str, dict[str, Any]] = {}
     for spec in opponents:
         lineup = [agent] + [spec] * (rules.num_sides - 1)
-        res = evaluate(rules, lineup, matches, seed, processes, progress=False)
+        res = evaluate(rules, lineup, matches, seed, processes, progress=progress)
         me = res.agents[0]
         rate = me.wins.win_rate
         out[spec] = {

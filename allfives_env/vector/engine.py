@@ -74,6 +74,7 @@ from allfives_env.vector.kernels.legal import masks_batch, write_mask
 from allfives_env.vector.kernels.policies import greedy_batch, random_from_masks
 from allfives_env.vector.kernels.step import reset_batch, step_batch
 from allfives_env.vector.load import write_row
+from allfives_env.vector.memory import check_fits
 from allfives_env.vector.rng import derive_seeds, seed_states
 from allfives_env.vector.state import (
     BONE,
@@ -126,6 +127,29 @@ HandHistory = tuple[Deal, tuple[int, ...]]
 def _num(x: float) -> float:
     """Whole scores as ints, like the core."""
     return int(x) if float(x).is_integer() else float(x)
+
+
+def bytes_per_game(rules: Rules, action_features: bool | str = False) -> int:
+    """About how many bytes a game of a :class:`VectorGame` takes: its arrays, one
+    observation and one mask of it (what ``observe`` and ``masks`` add), and its history's
+    bookkeeping."""
+    enc = Encoding(rules, action_features)
+    features = feature_set(action_features)
+    ints = WIDTH + PREV_WIDTH + (SCRATCH_WIDTH if features != "none" else 1)
+    floats = 5 * 4 + (FSCRATCH_WIDTH if features in OUTLOOK_SETS else 1)
+    per_seat = 4 * rules.num_players  # the rewards
+    return (
+        4 * ints
+        + 8 * floats
+        + 2 * 2 * LOG_CAP
+        + 8
+        + 8
+        + 1
+        + per_seat
+        + 2 * enc.num_actions
+        + (4 * enc.obs_size)
+        + 120
+    )
 
 
 class VectorGame:
@@ -185,6 +209,7 @@ class VectorGame:
             )
         if type(record) is not bool:
             raise EnvConfigError(f"record must be a bool, not {record!r}")
+        check_fits(num_games * bytes_per_game(rules, action_features), f"{num_games:,} games")
         self.rules = rules
         self.num_games = n = num_games
         self.episode = episode
