@@ -100,7 +100,15 @@ import tyro  # noqa: E402
 import yaml  # noqa: E402
 
 from agents import train_config  # noqa: E402
-from agents.run_folder import hold_run_folder  # noqa: E402
+from agents.run_folder import (  # noqa: E402
+    check_space,
+    full_disk_message,
+    hold_run_folder,
+    is_disk_full,
+    quiet_full_disk_in_threads,
+    remove_partial,
+    replace_whole,
+)
 from agents.train_config import (  # noqa: E402
     ConfigError,
     check_agent_specs,
@@ -886,7 +894,7 @@ def evaluate_now(learner: Learner, label: str, writer: Any) -> None:
         writer.add_scalar(f"eval/win_rate_vs_{spec}", r["win_rate"], step)
     if score > run.best_score and label != "untrained":
         run.best_score = score
-        shutil.copyfile(run.latest, run.best)
+        replace_whole(run.best, run.latest.read_bytes())
     run.timing["eval"] += time.perf_counter() - t0
 
 
@@ -1170,7 +1178,7 @@ def choose_best(cfg: Config, run: Run) -> dict[str, Any]:
     final_wins = scores["final weights"] >= scores["best periodic"]
     kept = "final weights" if final_wins else "best periodic"
     if final_wins:
-        shutil.copyfile(run.latest, run.best)
+        replace_whole(run.best, run.latest.read_bytes())
     return {"mean_win_rate": scores, "matches": n, "seed": seed, "kept": kept}
 
 
@@ -1269,8 +1277,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     print(f"{run.dir} is complete ({done:,} steps): {run.report_file}")
                     return 0
                 print(f"resuming {run.dir} from step {done:,}", flush=True)
+            check_space(run.dir)  # a full disk: one line, before anything is written
+            quiet_full_disk_in_threads()
             run.dir.mkdir(parents=True, exist_ok=True)
-            (run.dir / "config.yaml").write_text(_yaml(cfg), encoding="utf-8")
+            replace_whole(run.dir / "config.yaml", _yaml(cfg).encode("utf-8"))
             warm = (
                 f" after a warm start of {cfg.imitation_samples:,}" if cfg.imitation_samples else ""
             )
@@ -1284,6 +1294,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         fail(str(e))
     except KeyboardInterrupt:
         return interrupted(run)
+    except OSError as e:
+        if run is None or not is_disk_full(e):
+            raise
+        remove_partial(run.dir)
+        fail(full_disk_message(run.dir))
     except Exception:
         if _INTERRUPTED:  # Ctrl-C inside a library that wrapped the KeyboardInterrupt (e.g. an
             return interrupted(run)  # import: "Error calling __set_name__")

@@ -76,7 +76,15 @@ import tyro  # noqa: E402 - after the check above, which names what to install
 import yaml  # noqa: E402
 
 from agents import train_config  # noqa: E402
-from agents.run_folder import hold_run_folder  # noqa: E402
+from agents.run_folder import (  # noqa: E402
+    check_space,
+    full_disk_message,
+    hold_run_folder,
+    is_disk_full,
+    quiet_full_disk_in_threads,
+    remove_partial,
+    replace_whole,
+)
 from allfives_rllib.config import ConfigError, RLlibConfig, load_yaml  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent
@@ -510,14 +518,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 0
             if run.step:
                 print(f"resuming {folder} from step {run.step:,}", flush=True)
+            check_space(folder)  # a full disk: one line, before anything is written
+            quiet_full_disk_in_threads()
             folder.mkdir(parents=True, exist_ok=True)
-            saved_cfg.write_text(_yaml(cfg), encoding="utf-8")
+            replace_whole(saved_cfg, _yaml(cfg).encode("utf-8"))
             stop_if_interrupted()
             if run.step < cfg.total_timesteps:
                 train(cfg, run, command.address)
             report = finish(cfg, run)
     except ConfigError as e:
         fail(str(e))
+    except OSError as e:
+        if not is_disk_full(e):
+            raise
+        remove_partial(folder)
+        fail(full_disk_message(folder))
     except KeyboardInterrupt:
         where = f"; the last checkpoint is in {run.dir}" if run is not None else ""
         print(f"\ninterrupted{where}: run the same command to continue", file=sys.stderr)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import random
 import zipfile
 from dataclasses import dataclass
@@ -69,12 +70,19 @@ class PolicySpec:
 def write_checkpoint(
     path: str | Path, spec: PolicySpec, policy: Policy, extra: dict[str, bytes] | None = None
 ) -> None:
-    """Write a checkpoint of ``policy`` to ``path`` (``extra``: more files, by name)."""
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
-        z.writestr(META_FILE, json.dumps(spec.to_json(), indent=1))
-        z.writestr(WEIGHTS_FILE, policy.to_npz())
-        for name, data in (extra or {}).items():
-            z.writestr(name, data)
+    """Write a checkpoint of ``policy`` to ``path`` (``extra``: more files, by name), whole:
+    through ``path.tmp`` and a rename, so that a failure (a full disk) leaves the old one."""
+    tmp = Path(f"{path}.tmp")
+    try:
+        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr(META_FILE, json.dumps(spec.to_json(), indent=1))
+            z.writestr(WEIGHTS_FILE, policy.to_npz())
+            for name, data in (extra or {}).items():
+                z.writestr(name, data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def read_checkpoint(path: str | Path) -> tuple[PolicySpec, Policy]:

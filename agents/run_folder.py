@@ -1,4 +1,5 @@
-"""A run folder belongs to one process at a time (``train.py`` and ``train_rllib.py``).
+"""A run folder's life (``train.py`` and ``train_rllib.py``): one process at a time, and a full
+disk said in one line with nothing written before lost.
 
 :func:`hold_run_folder` takes an operating-system lock (``filelock``) on ``.NAME.lock`` beside
 the folder ``NAME``, for as long as the run lasts; a second run of the same folder is refused
@@ -6,14 +7,25 @@ at once, in one line that names the process holding it. The system drops the loc
 process ends however it ends (Ctrl-C, ``kill -9``, a crash), so a lock left behind never stops a
 resume. The lock file lives beside the folder, not in it, so that ``--fresh`` can delete the
 folder while the lock is held.
+
+A full disk (``ENOSPC``, a quota) is checked before a run starts (:func:`check_space`) and,
+where it strikes mid-run, said in one line naming the folder and the space to free
+(:func:`full_disk_message`), after the half-written ``.tmp`` files are removed
+(:func:`remove_partial`); the files a run writes are replaced whole (write, then rename), so the
+ones written before stay intact.
 """
 
 from __future__ import annotations
 
+import errno
 import os
-from collections.abc import Iterator
+import shutil
+import sys
+import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 from filelock import FileLock, Timeout
 
@@ -63,3 +75,83 @@ def hold_run_folder(folder: Path) -> Iterator[None]:
         yield
     finally:
         lock.release()
+
+
+FULL = (errno.ENOSPC, errno.EDQUOT)
+LEAST_SPACE = 20 * 2**20
+"""The least free space a run starts with (a fresh one's first checkpoints, its logs)."""
+
+
+def is_disk_full(e: BaseException | None) -> bool:
+    """Whether ``e`` says the disk (or a quota) is full."""
+    return isinstance(e, OSError) and e.errno in FULL
+
+
+def space_needed(folder: Path) -> int:
+    """Bytes a run in ``folder`` needs free to go on: twice what it holds (each resume point is
+    written beside the last before replacing it), and at least :data:`LEAST_SPACE`."""
+    held = 0
+    if folder.is_dir():
+        held = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+    return max(LEAST_SPACE, 2 * held)
+
+
+def full_disk_message(folder: Path) -> str:
+    """One line: the disk under ``folder`` is full, how much to free, and how to go on."""
+    where = folder if folder.exists() else folder.parent
+    free = shutil.disk_usage(where).free if where.exists() else 0
+    return (
+        f"the disk holding {folder} is full ({free / 2**20:.0f} MB free; the run needs about "
+        f"{space_needed(folder) / 2**20:.0f} MB): free some space and run the same command to "
+        "continue (what was saved is intact)"
+    )
+
+
+def check_space(folder: Path) -> None:
+    """Refuse to start (or resume) a run without the space it needs.
+
+    Raises:
+        ConfigError: saying how much to free.
+    """
+    where = folder if folder.exists() else folder.parent
+    if shutil.disk_usage(where).free < space_needed(folder):
+        raise ConfigError(full_disk_message(folder))
+
+
+def remove_partial(folder: Path) -> None:
+    """Remove the half-written ``*.tmp`` files a full disk left in ``folder``."""
+    if folder.is_dir():
+        for f in folder.rglob("*.tmp"):
+            f.unlink(missing_ok=True)
+
+
+def quiet_full_disk_in_threads() -> None:
+    """Let a thread that meets a full disk (TensorBoard's writer) end without its traceback:
+    the main thread meets it too, and says it in one line."""
+    threading.excepthook = _skipping_full_disk(threading.excepthook)
+    sys.unraisablehook = _skipping_full_disk(sys.unraisablehook)
+
+
+Args = TypeVar("Args")
+
+
+def _skipping_full_disk(previous: Callable[[Args], object]) -> Callable[[Args], None]:
+    """``previous``, but silent for a full disk's error."""
+
+    def hook(args: Args) -> None:
+        if not is_disk_full(getattr(args, "exc_value", None)):
+            previous(args)
+
+    return hook
+
+
+def replace_whole(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through ``path.tmp`` and a rename: ``path`` is never half
+    written (on a full disk the old one stays)."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

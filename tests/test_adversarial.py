@@ -419,6 +419,19 @@ def _trainer(script: str, runs: Any, *args: str) -> list[str]:
     return [sys.executable, str(ROOT / script), "--runs", str(runs), *args]
 
 
+def _start(runs: Any, *args: str, out: str = "stderr") -> Any:
+    """``train.py ARGS`` in the background, its ``out`` (stdout or stderr) readable."""
+    import subprocess
+
+    return subprocess.Popen(
+        _trainer("train.py", runs, *args),
+        cwd=ROOT,
+        stdout=subprocess.PIPE if out == "stdout" else subprocess.DEVNULL,
+        stderr=subprocess.PIPE if out == "stderr" else subprocess.DEVNULL,
+        text=True,
+    )
+
+
 @pytest.mark.parametrize(
     ("script", "folder"), [("train.py", "{runs}/mix"), ("train_rllib.py", "{runs}/rllib/mix")]
 )
@@ -462,13 +475,7 @@ def test_two_real_runs_of_one_folder_and_a_lock_left_by_a_killed_one(tmp_path: A
     from agents.run_folder import hold_run_folder, lock_file
 
     args = ("--config", "configs/smoke.yaml", "--name", "mix", "--total_timesteps", "100000")
-    first = subprocess.Popen(
-        _trainer("train.py", tmp_path, *args),
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    first = _start(tmp_path, *args)
     try:
         lock = lock_file(tmp_path / "mix")
         deadline = time.monotonic() + 120
@@ -545,3 +552,61 @@ def test_train_py_says_what_it_is_doing_from_its_first_second(tmp_path: Any) -> 
     assert any("evaluating the untrained policy" in line for line in said[1:3])
     assert said[-1].startswith("train.py: the final evaluation")
     assert "latest.zip v random" in proc.stderr  # the evaluations' own bars
+
+
+def test_a_full_disk_is_one_line_and_loses_nothing(tmp_path: Any) -> None:
+    """A run on a small file system that fills mid-run: one line naming the folder and the
+    space to free, no half-written file left, the saved resume point intact; run again while
+    still full: the same line before anything starts; once space is freed it resumes."""
+    import signal
+    import subprocess
+    import time
+
+    pytest.importorskip("sb3_contrib")
+    from agents.learned import read_checkpoint
+
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=40m", "tmpfs", str(disk)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip("needs to mount a small file system (root)")
+    try:
+        runs = disk / "runs"
+        args = ("--config", "configs/smoke.yaml", "--total_timesteps", "200000")
+        first = _start(runs, *args)
+        resume = runs / "smoke" / "resume.zip"
+        deadline = time.monotonic() + 180
+        while not resume.exists():
+            assert first.poll() is None and time.monotonic() < deadline
+            time.sleep(0.1)
+        ballast = disk / "ballast"
+        with open(ballast, "wb") as f:  # fill the disk
+            try:
+                while True:
+                    f.write(bytes(2**20))
+                    f.flush()
+            except OSError:
+                pass
+        _, err = first.communicate(timeout=300)
+        assert first.returncode == 2, err
+        said = ("train.py: run ", "train.py: making ", "train.py: evaluating ")
+        lines = [x for x in err.splitlines() if not x.startswith(said)]  # the phases said
+        assert len(lines) == 1 and "Traceback" not in err, err
+        assert f"the disk holding {runs / 'smoke'} is full" in lines[0] and "MB" in lines[0]
+        assert not list((runs / "smoke").rglob("*.tmp"))
+        read_checkpoint(resume)  # the last resume point, whole
+        again = subprocess.run(
+            _trainer("train.py", runs, *args), cwd=ROOT, capture_output=True, text=True
+        )
+        assert again.returncode == 2 and again.stderr.count("\n") == 1, again.stderr
+        assert "is full" in again.stderr
+        ballast.unlink()
+        third = _start(runs, *args, out="stdout")
+        assert third.stdout is not None
+        assert third.stdout.readline().startswith(f"resuming {runs / 'smoke'} from step ")
+        third.send_signal(signal.SIGINT)
+        third.wait(timeout=120)
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], capture_output=True)
