@@ -100,6 +100,7 @@ import tyro  # noqa: E402
 import yaml  # noqa: E402
 
 from agents import train_config  # noqa: E402
+from agents.files import replace_whole  # noqa: E402
 from agents.run_folder import (  # noqa: E402
     check_space,
     full_disk_message,
@@ -107,7 +108,6 @@ from agents.run_folder import (  # noqa: E402
     is_disk_full,
     quiet_full_disk_in_threads,
     remove_partial,
-    replace_whole,
 )
 from agents.train_config import (  # noqa: E402
     ConfigError,

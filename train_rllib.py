@@ -76,6 +76,7 @@ import tyro  # noqa: E402 - after the check above, which names what to install
 import yaml  # noqa: E402
 
 from agents import train_config  # noqa: E402
+from agents.files import replace_whole  # noqa: E402
 from agents.run_folder import (  # noqa: E402
     check_space,
     full_disk_message,
@@ -83,7 +84,6 @@ from agents.run_folder import (  # noqa: E402
     is_disk_full,
     quiet_full_disk_in_threads,
     remove_partial,
-    replace_whole,
 )
 from allfives_rllib.config import ConfigError, RLlibConfig, load_yaml  # noqa: E402
 
@@ -183,9 +183,7 @@ class Run:
 
     def save_state(self) -> None:
         record = {k: v for k, v in dataclasses.asdict(self).items() if k != "dir"}
-        tmp = self.dir / "state.json.tmp"
-        tmp.write_text(json.dumps(record, indent=1), encoding="utf-8")
-        os.replace(tmp, self.dir / "state.json")
+        replace_whole(self.dir / "state.json", json.dumps(record, indent=1).encode("utf-8"))
 
     @classmethod
     def load(cls, folder: Path) -> Run | None:

@@ -11,8 +11,8 @@ allfives 0.1 (sb3-contrib's ``MaskablePPO.save`` with the two files added) load 
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
-import os
 import random
 import zipfile
 from dataclasses import dataclass
@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from agents.errors import AgentError
+from agents.files import replace_whole
 from agents.networks import Policy, check_weights, choose, policy_from_npz, uniform
 from allfives_env.core.actions import DRAW_ID, Action
 from allfives_env.core.rules import Rules
@@ -72,17 +73,13 @@ def write_checkpoint(
 ) -> None:
     """Write a checkpoint of ``policy`` to ``path`` (``extra``: more files, by name), whole:
     through ``path.tmp`` and a rename, so that a failure (a full disk) leaves the old one."""
-    tmp = Path(f"{path}.tmp")
-    try:
-        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
-            z.writestr(META_FILE, json.dumps(spec.to_json(), indent=1))
-            z.writestr(WEIGHTS_FILE, policy.to_npz())
-            for name, data in (extra or {}).items():
-                z.writestr(name, data)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(META_FILE, json.dumps(spec.to_json(), indent=1))
+        z.writestr(WEIGHTS_FILE, policy.to_npz())
+        for name, data in (extra or {}).items():
+            z.writestr(name, data)
+    replace_whole(Path(path), buf.getvalue())
 
 
 def read_checkpoint(path: str | Path) -> tuple[PolicySpec, Policy]:

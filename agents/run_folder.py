@@ -11,8 +11,8 @@ folder while the lock is held.
 A full disk (``ENOSPC``, a quota) is checked before a run starts (:func:`check_space`) and,
 where it strikes mid-run, said in one line naming the folder and the space to free
 (:func:`full_disk_message`), after the half-written ``.tmp`` files are removed
-(:func:`remove_partial`); the files a run writes are replaced whole (write, then rename), so the
-ones written before stay intact.
+(:func:`remove_partial`); the files a run writes are replaced whole
+(:func:`agents.files.replace_whole`), so the ones written before stay intact.
 """
 
 from __future__ import annotations
@@ -26,8 +26,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
-
-from filelock import FileLock, Timeout
 
 from agents.train_config import ConfigError
 
@@ -58,6 +56,8 @@ def hold_run_folder(folder: Path) -> Iterator[None]:
         RunFolderBusy: if another process holds it (nothing is touched).
         OSError: if the lock file cannot be made (a folder that cannot be written).
     """
+    from filelock import FileLock, Timeout  # the [train] extra
+
     path = lock_file(folder)
     path.parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(path))
@@ -143,15 +143,3 @@ def _skipping_full_disk(previous: Callable[[Args], object]) -> Callable[[Args], 
             previous(args)
 
     return hook
-
-
-def replace_whole(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through ``path.tmp`` and a rename: ``path`` is never half
-    written (on a full disk the old one stays)."""
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise

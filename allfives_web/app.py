@@ -149,12 +149,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     catalogue = Catalogue(settings.agents)
     store = SessionStore(settings.max_games, settings.idle_seconds, per_client=settings.per_client)
-    app = FastAPI(
-        title="allfives",
-        docs_url=None,
-        redoc_url=None,
-        openapi_url=None,
-    )
+    app = FastAPI(title="allfives", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.store = store
     app.state.catalogue = catalogue
     app.add_middleware(

@@ -7,6 +7,7 @@ import json
 import random
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from allfives_env import Deal, Game, Rules, Tile
 from allfives_env.core.tiles import PIPS, tiles_of
@@ -66,23 +67,29 @@ def with_hidden_tiles_reshuffled(game: Game, seat: int, rng: random.Random) -> G
     return g
 
 
-def fake_checkpoint(path: Path, rules: Rules) -> None:
-    """A checkpoint with random weights (the two files a learned agent reads; no torch)."""
-    import zipfile
-
+def random_mlp(rules: Rules) -> Any:
+    """A sound feed-forward network with random weights for ``rules``' observation (no torch)."""
     import numpy as np
 
-    from agents.learned import META_FILE, WEIGHTS_FILE, PolicySpec
     from agents.networks import MlpPolicy
     from allfives_env.envs.spaces import Encoding
 
     enc = Encoding(rules)
     rng = np.random.default_rng(0)
     sizes = [enc.obs_size, 16, enc.num_actions]
-    policy = MlpPolicy(
+    return MlpPolicy(
         [rng.standard_normal((b, a)).astype(np.float32) for a, b in itertools.pairwise(sizes)],
         [np.zeros(b, np.float32) for b in sizes[1:]],
     )
+
+
+def fake_checkpoint(path: Path, rules: Rules) -> None:
+    """A checkpoint with random weights (the two files a learned agent reads; no torch)."""
+    import zipfile
+
+    from agents.learned import META_FILE, WEIGHTS_FILE, PolicySpec
+
+    policy = random_mlp(rules)
     with zipfile.ZipFile(path, "w") as z:
         z.writestr(META_FILE, json.dumps(PolicySpec(rules, False).to_json()))
         z.writestr(WEIGHTS_FILE, policy.to_npz())

@@ -7,7 +7,6 @@ would; hypothesis draws from the wide input spaces (seeds, action arrays, record
 
 from __future__ import annotations
 
-import itertools
 import json
 from typing import Any
 
@@ -243,19 +242,14 @@ def test_the_command_line_and_the_web_page_read_a_record_alike(text: str) -> Non
 
 def _networks() -> dict[str, Any]:
     """A sound network of each kind, with its spec (the scorer needs torch to be made)."""
+    from conftest import random_mlp
+
     from agents.learned import PolicySpec
-    from agents.networks import MlpPolicy
     from allfives_env.core.rules import Rules
     from allfives_env.envs.spaces import Encoding
 
     rules = Rules.preset("pagat", 2)
-    enc = Encoding(rules)
-    rng = np.random.default_rng(0)
-    sizes = [enc.obs_size, 16, enc.num_actions]
-    mlp = MlpPolicy(
-        [rng.standard_normal((b, a)).astype(np.float32) for a, b in itertools.pairwise(sizes)],
-        [np.zeros(b, np.float32) for b in sizes[1:]],
-    )
+    mlp = random_mlp(rules)
     out: dict[str, Any] = {"mlp": (PolicySpec(rules, False), mlp)}
     try:
         from agents.networks import ScorerLayout
