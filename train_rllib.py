@@ -26,68 +26,41 @@ A run folder is ``runs/rllib/<name>``: ``config.yaml``, ``checkpoint/``, ``best/
 
 from __future__ import annotations
 
-import dataclasses
-import importlib.util
-import json
-import os
-import shutil
 import signal
-import socket
 import sys
-import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Annotated, Any, NoReturn
 
-_INTERRUPTED = False
-
-
-def _on_sigint(signum: int, frame: Any) -> None:
-    global _INTERRUPTED
-    _INTERRUPTED = True
-
-
-def stop_if_interrupted() -> None:
-    """Raise KeyboardInterrupt if Ctrl-C came since the start (checked between iterations)."""
-    if _INTERRUPTED:
-        raise KeyboardInterrupt
-
-
-EXTRAS = ("ray", "torch", "yaml", "tyro", "tensorboard", "tqdm")
-"""The modules of the ``[rllib]`` extra that training needs."""
-
-
-def _missing_extras() -> list[str]:
-    return [m for m in EXTRAS if importlib.util.find_spec(m) is None]
-
+_NOTED: list[bool] = []
+"""Ctrl-C during the imports below: noted here, handed to the trainer, which stops at once."""
 
 if __name__ == "__main__":
-    signal.signal(signal.SIGINT, _on_sigint)
-    if _missing_extras():
-        print(
-            f"train_rllib.py: error: training on RLlib needs the [rllib] extra (missing: "
-            f"{', '.join(_missing_extras())}): pip install -e '.[rllib]'",
-            file=sys.stderr,
-        )
-        raise SystemExit(2)
+    signal.signal(signal.SIGINT, lambda *_: _NOTED.append(True))
 
-import tyro  # noqa: E402 - after the check above, which names what to install
+from agents.training.entry import RLLIB_EXTRAS, require_extras  # noqa: E402
+
+if __name__ == "__main__":
+    require_extras("train_rllib.py", RLLIB_EXTRAS, "rllib", "training on RLlib")
+
+import dataclasses  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import shutil  # noqa: E402
+import socket  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Sequence  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Annotated, Any  # noqa: E402
+
+import tyro  # noqa: E402
 import yaml  # noqa: E402
 
-from agents import train_config  # noqa: E402
 from agents.files import replace_whole  # noqa: E402
-from agents.run_folder import (  # noqa: E402
-    check_space,
-    full_disk_message,
-    hold_run_folder,
-    is_disk_full,
-    quiet_full_disk_in_threads,
-    remove_partial,
-)
+from agents.training import config as train_config  # noqa: E402
+from agents.training.entry import INTERRUPTS, Session, run_command  # noqa: E402
+from agents.training.run_folder import changed_fields, open_run_folder, write_config  # noqa: E402
+from allfives_rllib.algorithm import build  # noqa: E402
 from allfives_rllib.config import ConfigError, RLlibConfig, load_yaml  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent
 PROG = "train_rllib.py"
 
 
@@ -102,14 +75,9 @@ class Command:
     by default a Ray instance on this machine is started for the run."""
     fresh: bool = False
     """Delete the run folder and start over."""
-    runs: Path = ROOT / "runs"
+    runs: Path = Path("runs")
     """Where run folders go (under rllib/)."""
     cfg: Annotated[RLlibConfig, tyro.conf.OmitArgPrefixes] = field(default_factory=RLlibConfig)
-
-
-def fail(message: str) -> NoReturn:
-    """Stop with one line on stderr and exit status 2 (a user mistake, not a crash)."""
-    train_config.fail(PROG, message)
 
 
 def parse_args(argv: Sequence[str]) -> Command:
@@ -212,92 +180,6 @@ def spec_json(cfg: RLlibConfig) -> str:
 
 
 # ----------------------------------------------------------------------------- the algorithm
-
-
-def build(cfg: RLlibConfig, run: Run, address: str | None) -> Any:
-    """Start (or join) Ray and build PPO with the league as ``run`` records it."""
-    import logging
-
-    import ray
-    import torch
-    from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.tune.registry import register_env
-
-    from allfives_rllib.agent import MODULE_ID
-    from allfives_rllib.env import AllFivesMultiAgentEnv
-    from allfives_rllib.league import LeagueCallback
-    from allfives_rllib.module import MaskedActorCritic
-
-    torch.set_num_threads(cfg.torch_threads)
-    os.environ.setdefault("RAY_DEDUP_LOGS", "1")
-    if not ray.is_initialized():
-        ray.init(
-            address=address,
-            include_dashboard=False,
-            logging_level=logging.ERROR,
-            log_to_driver=False,
-            configure_logging=True,
-            runtime_env={"env_vars": {"PYTHONPATH": str(ROOT)}} if address else None,
-        )
-    for name in ("ray.rllib", "ray._common.deprecation"):  # RLlib's notes to its developers
-        logging.getLogger(name).setLevel(logging.ERROR)
-    register_env("allfives", lambda c: AllFivesMultiAgentEnv(c))
-    module = RLModuleSpec(
-        module_class=MaskedActorCritic,
-        model_config={
-            "actor_arch": cfg.actor_arch,
-            "critic_arch": cfg.critic_arch,
-            "critic_state": cfg.critic_state,
-        },
-    )
-    snapshots = list(run.league["snapshots"])
-    league = json.loads(json.dumps(run.league))
-
-    def callback() -> LeagueCallback:
-        return LeagueCallback(
-            cfg.rules(), league, cfg.pool_size, cfg.snapshot_every,
-            cfg.snapshot_win_rate, cfg.latest_prob, cfg.seed,
-        )  # fmt: skip
-
-    config = (
-        PPOConfig()
-        .environment("allfives", env_config=cfg.env_config(), disable_env_checking=True)
-        .framework("torch")
-        .env_runners(
-            num_env_runners=cfg.num_env_runners,
-            num_envs_per_env_runner=cfg.num_envs_per_env_runner,
-            num_cpus_per_env_runner=1,
-        )
-        .learners(num_learners=cfg.num_learners, num_cpus_per_learner=1)
-        .multi_agent(
-            policies={MODULE_ID, *snapshots},
-            policy_mapping_fn=callback().mapping(),
-            policies_to_train=[MODULE_ID],
-        )
-        .rl_module(
-            rl_module_spec=MultiRLModuleSpec(
-                rl_module_specs={m: module for m in (MODULE_ID, *snapshots)}
-            )
-        )
-        .training(
-            lr=cfg.learning_rate,
-            gamma=cfg.gamma,
-            lambda_=cfg.gae_lambda,
-            clip_param=cfg.clip_coef,
-            entropy_coeff=cfg.ent_coef,
-            vf_loss_coeff=cfg.vf_coef,
-            grad_clip=cfg.max_grad_norm,
-            num_epochs=cfg.update_epochs,
-            train_batch_size_per_learner=cfg.train_batch_size,
-            minibatch_size=cfg.minibatch_size,
-        )
-        .callbacks(callback)
-        .reporting(metrics_num_episodes_for_smoothing=200)
-        .debugging(seed=cfg.seed, log_level="ERROR")
-    )
-    return config.build_algo()
 
 
 def save_checkpoint(algo: Any, run: Run, cfg: RLlibConfig) -> None:
@@ -404,7 +286,7 @@ def train(cfg: RLlibConfig, run: Run, address: str | None) -> None:
     from allfives_rllib.league import add_snapshot, league_callback
 
     resumed = run.checkpoint.is_dir()
-    algo = build(cfg, run, address)
+    algo = build(cfg, run.league, address)
     if resumed:
         algo.restore_from_path(str(run.checkpoint.resolve()))
     else:
@@ -445,7 +327,7 @@ def train(cfg: RLlibConfig, run: Run, address: str | None) -> None:
                 started = time.perf_counter()
             if evaluate or run.iteration % cfg.checkpoint_every == 0:
                 save_checkpoint(algo, run, cfg)
-            stop_if_interrupted()
+            INTERRUPTS.check()
         run.env_runners = where_runners_ran(algo)
         save_checkpoint(algo, run, cfg)
     except KeyboardInterrupt:
@@ -481,68 +363,47 @@ def finish(cfg: RLlibConfig, run: Run) -> dict[str, Any]:
     return report
 
 
-def _yaml(cfg: RLlibConfig) -> str:
-    return str(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
+def main(argv: Sequence[str] | None = None, noted: bool = False) -> int:
+    """Train as the command line says (``sys.argv`` by default); return the exit status.
+    ``noted``: a Ctrl-C came before (see :mod:`agents.training.entry`)."""
+    args = sys.argv[1:] if argv is None else argv
+    session = Session(PROG, kept="the last checkpoint")
+    # Ctrl-C is noted and stops the run after the cluster's iteration, with a checkpoint
+    return run_command(session, lambda session: _run(session, args), noted, at_once=False)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Train as the command line says; return the exit status."""
-    run: Run | None = None
-    try:
-        stop_if_interrupted()
-        command = parse_args(sys.argv[1:] if argv is None else argv)
-        cfg = command.cfg
-        folder = command.runs / "rllib" / cfg.name
-        with hold_run_folder(folder):  # one process a run folder: a second is refused
-            if command.fresh and folder.exists():
-                shutil.rmtree(folder)
-            saved_cfg = folder / "config.yaml"
-            if saved_cfg.exists() and (folder / "state.json").exists():
-                old = yaml.safe_load(saved_cfg.read_text(encoding="utf-8"))
-                new = dataclasses.asdict(cfg)
-                diff = sorted(
-                    k
-                    for k in new
-                    if k not in ("total_timesteps", "progress") and old.get(k) != new[k]
+def _run(session: Session, argv: Sequence[str]) -> int:
+    """The run folder's life around :func:`train`: fresh, resumed, complete or refused."""
+    command = parse_args(argv)
+    cfg = command.cfg
+    folder = command.runs / "rllib" / cfg.name
+    with open_run_folder(folder, command.fresh):  # one process a run folder
+        session.folder = folder
+        saved_cfg = folder / "config.yaml"
+        if saved_cfg.exists() and (folder / "state.json").exists():
+            old = yaml.safe_load(saved_cfg.read_text(encoding="utf-8"))
+            diff = changed_fields(old, dataclasses.asdict(cfg))
+            if diff:
+                raise ConfigError(
+                    f"{folder} was trained with another config (differs in {', '.join(diff)}); "
+                    f"use --name for a new run or --fresh to start over"
                 )
-                if diff:
-                    raise ConfigError(
-                        f"{folder} was trained with another config (differs in {', '.join(diff)}); "
-                        f"use --name for a new run or --fresh to start over"
-                    )
-            run = Run.load(folder) or Run(dir=folder)
-            if run.step >= cfg.total_timesteps and run.report_file.exists():
-                print(f"{folder} is complete ({run.step:,} steps): {run.report_file}")
-                return 0
-            if run.step:
-                print(f"resuming {folder} from step {run.step:,}", flush=True)
-            check_space(folder)  # a full disk: one line, before anything is written
-            quiet_full_disk_in_threads()
-            folder.mkdir(parents=True, exist_ok=True)
-            replace_whole(saved_cfg, _yaml(cfg).encode("utf-8"))
-            stop_if_interrupted()
-            if run.step < cfg.total_timesteps:
-                train(cfg, run, command.address)
-            report = finish(cfg, run)
-    except ConfigError as e:
-        fail(str(e))
-    except OSError as e:
-        if not is_disk_full(e):
-            raise
-        remove_partial(folder)
-        fail(full_disk_message(folder))
-    except KeyboardInterrupt:
-        where = f"; the last checkpoint is in {run.dir}" if run is not None else ""
-        print(f"\ninterrupted{where}: run the same command to continue", file=sys.stderr)
-        return 130
+        run = Run.load(folder) or Run(dir=folder)
+        session.resumable = run.checkpoint.is_dir
+        if run.step >= cfg.total_timesteps and run.report_file.exists():
+            print(f"{folder} is complete ({run.step:,} steps): {run.report_file}")
+            return 0
+        if run.step:
+            print(f"resuming {folder} from step {run.step:,}", flush=True)
+        write_config(folder, cfg)
+        INTERRUPTS.check()
+        if run.step < cfg.total_timesteps:
+            train(cfg, run, command.address)
+        report = finish(cfg, run)
     print(json.dumps(report["final_eval"], indent=1))
     print(f"report: {run.report_file}\nbest: {run.best} (play it as rllib:{run.dir})")
     return 0
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        print("\ninterrupted: run the same command to continue", file=sys.stderr)
-        sys.exit(130)
+    sys.exit(main(noted=bool(_NOTED)))

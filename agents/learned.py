@@ -2,7 +2,7 @@
 
 A checkpoint is a ``.zip`` holding ``allfives.json`` (the rules and the observation options the
 policy was trained with) and ``allfives_policy.npz`` (the actor's weights, see
-:mod:`agents.networks`); :func:`write_checkpoint` writes one, and may add files of its own (a
+:mod:`agents.numpy_networks`); :func:`write_checkpoint` writes one, and may add files of its own (a
 trainer's state). Playing needs only NumPy: :func:`load_learned` reads those two files, so
 ``allfives eval`` and ``allfives play`` run a learned agent without torch. Checkpoints of
 allfives 0.1 (sb3-contrib's ``MaskablePPO.save`` with the two files added) load too.
@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from agents.errors import AgentError
 from agents.files import replace_whole
-from agents.networks import Policy, check_weights, choose, policy_from_npz, uniform
+from agents.numpy_networks import Policy, check_weights, choose, policy_from_npz, uniform
 from allfives_env.core.actions import DRAW_ID, Action
 from allfives_env.core.rules import Rules
 from allfives_env.core.view import PlayerView

@@ -23,7 +23,7 @@ from agents.errors import AgentError
 from agents.greedy import GreedyAgent
 from agents.heuristic import HeuristicAgent
 from agents.random_agent import RandomAgent
-from agents.search import SearchAgent
+from agents.search import SearchAgent, ValueSearch
 
 
 class UnknownAgentError(AgentError):
@@ -148,3 +148,20 @@ def known_agents() -> list[str]:
 
     kinds = [f"{ep.name}:" for ep in entry_points(group=AGENT_KINDS)]
     return sorted(_FACTORIES) + sorted(kinds)
+
+
+def value_agent(spec: str) -> tuple[ValueSearch, int]:
+    """The value search named by ``spec`` and how many rollouts its values sum per action.
+
+    Raises:
+        ValueError: for a spec that is not ``search`` (without a time budget) or
+            ``batchsearch``, or that the registry refuses.
+    """
+    agent = make_agent(spec)
+    if isinstance(agent, ValueSearch):
+        rounds = agent.rounds()
+        if rounds is not None:
+            return agent, rounds
+    raise ValueError(
+        f"a teacher of values must be batchsearch or search without a time budget, not {spec!r}"
+    )

@@ -1,18 +1,9 @@
-"""``python -m allfives_env``: runs the installed ``allfives`` command.
+"""``python -m allfives_env``: the ``allfives`` command (see :mod:`allfives_cli`).
 
-The command line belongs to the tools above the engine (``agents.cli``); this file finds it
-through its console-script entry point, so the engine package imports nothing from above it.
+An entry script, not a module anyone imports: it sits in the top layer with the command line
+it runs.
 """
 
-import sys
-from importlib.metadata import entry_points
+from allfives_cli import entry
 
-
-def _main() -> None:
-    found = entry_points(group="console_scripts", name="allfives")
-    if not found:
-        sys.exit("allfives: error: the allfives command is not installed (pip install -e .)")
-    next(iter(found)).load()()
-
-
-_main()
+entry()

@@ -11,67 +11,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents import train_config
-from agents.train_config import (
-    ConfigError,
-    check_agent_specs,
-    check_types,
-    common_checks,
-    raise_first,
-)
-from allfives_env.core.rules import Rules
+from agents.training import config as train_config
+from agents.training.config import ConfigError, Settings, check_agent_specs, raise_first
 
 __all__ = ["TRAIN_PY_ONLY", "ConfigError", "RLlibConfig", "load_yaml"]
 
 TRAIN_PY_ONLY = (
     "num_envs", "num_steps", "num_minibatches", "anneal_lr", "context_dim", "feature_arch",
-    "tile_features", "fused_features", "imitation_samples", "imitation_epochs", "imitation_replay",
-    "imitation_refit_epochs", "imitation_teacher", "teacher_prob", "baselines", "baseline_prob",
-    "engine_threads",
+    "tile_features", "imitation_samples", "imitation_epochs", "imitation_refit_epochs",
+    "imitation_teacher", "teacher_prob", "start_scores", "imitation_targets",
+    "imitation_temperature", "imitation_anneal_lr", "teacher_processes", "baselines",
+    "baseline_prob",
 )  # fmt: skip
 """Fields of ``train.py``'s config that the RLlib trainer has no use for."""
 
 
 @dataclass
-class RLlibConfig:
-    """Every setting of an RLlib self-play run (``configs/*.yaml`` use these names)."""
+class RLlibConfig(Settings):
+    """Every setting of an RLlib self-play run (``configs/*.yaml`` use these names): the shared
+    :class:`~agents.training.config.Settings` (some with defaults of their own here) and the
+    cluster's."""
 
-    name: str = "default"
-    """The run's name: its folder is ``<runs>/rllib/<name>``."""
-    preset: str = "pagat"
-    """The rules preset."""
-    num_players: int = 2
-    """2, 3 or 4 players."""
-    partnerships: bool | None = None
-    """With 4 players: partnerships (True) or each for himself (False); None: the preset's."""
-    episode: str = "match"
-    """An episode is a ``match`` or one ``hand``."""
-    reward: str = "points+win"
-    """The reward mode of the environment (``win``, ``points`` or ``points+win``)."""
-    forced_actions: str = "auto"
-    """``auto``: forced draws and passes are taken for the players; ``explicit``: by them."""
-    action_features: str = "outlook"
-    """Per-action blocks of the observation: ``basic`` or ``outlook``."""
     total_timesteps: int = 1_400_000
     """Environment steps to train for (every seat's moves)."""
-    seed: int = 0
-    """Seeds RLlib (its env runners, modules, sampling) and the league's draws."""
     learning_rate: float = 3e-4
     """Adam's step size."""
-    gamma: float = 1.0
-    """Discount."""
-    gae_lambda: float = 0.95
-    """GAE's lambda."""
-    clip_coef: float = 0.2
-    """PPO's clip range."""
-    ent_coef: float = 0.01
-    """Entropy bonus."""
-    vf_coef: float = 0.5
-    """Value loss coefficient."""
-    max_grad_norm: float = 0.5
-    """Gradient clipping."""
-    update_epochs: int = 4
-    """Passes over each train batch."""
     actor_arch: list[int] = field(default_factory=lambda: [256, 256])
     """Hidden sizes of the actor."""
     critic_arch: list[int] = field(default_factory=lambda: [256, 256])
@@ -79,6 +43,14 @@ class RLlibConfig:
     critic_state: bool = False
     """A centralized critic (MAPPO): the value function also reads the env's global state
     (training only; the actor never sees it)."""
+    snapshot_every: int = 200_000
+    """At least this many env steps between two snapshots."""
+    eval_every: int = 500_000
+    """Env steps between evaluations with the duplicate-deal evaluator."""
+    eval_matches: int = 200
+    """Matches per opponent in each periodic evaluation."""
+    torch_threads: int = 1
+    """Threads per torch process (the driver's learner and each env runner)."""
     train_batch_size: int = 8192
     """Environment steps per training iteration (per learner)."""
     minibatch_size: int = 1024
@@ -89,39 +61,10 @@ class RLlibConfig:
     """Games each env runner plays side by side."""
     num_learners: int = 0
     """Remote learners (0: learn in the driver process)."""
-    pool_size: int = 8
-    """At most this many frozen snapshots of the main module in the league (oldest dropped)."""
-    snapshot_every: int = 200_000
-    """At least this many env steps between two snapshots."""
     snapshot_win_rate: float = 0.55
     """A snapshot is added once the main module wins this often against the league."""
-    latest_prob: float = 0.5
-    """Probability that an opponent seat is the main module itself (else a snapshot)."""
-    eval_every: int = 500_000
-    """Env steps between evaluations with the duplicate-deal evaluator."""
-    eval_matches: int = 200
-    """Matches per opponent in each periodic evaluation."""
-    eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "heuristic"])
-    """Agent specs the main module is evaluated against."""
-    final_eval_matches: int = 1000
-    """Matches per opponent in the final evaluation of the best checkpoint (0: none)."""
-    eval_processes: int = 2
-    """Processes for evaluation."""
-    torch_threads: int = 1
-    """Threads per torch process (the driver's learner and each env runner)."""
     checkpoint_every: int = 10
     """Training iterations between checkpoints (also written at evaluations and the end)."""
-    progress: bool = True
-    """Show a progress bar."""
-
-    def rules(self) -> Rules:
-        """The rules this config trains on.
-
-        Raises:
-            RulesError: for an unknown preset or a bad player count.
-        """
-        extra = {} if self.partnerships is None else {"partnerships": self.partnerships}
-        return Rules.preset(self.preset, self.num_players, **extra)
 
     def env_config(self) -> dict[str, Any]:
         """The env config dict of :class:`allfives_rllib.env.AllFivesMultiAgentEnv`."""
@@ -142,18 +85,14 @@ class RLlibConfig:
         Raises:
             ConfigError: naming the first bad field.
         """
-        check_types(self)
-        checks = common_checks(
-            self,
+        checks = self.checks(
             seed_limit=2**31,
             at_least_1=(
-                "total_timesteps", "update_epochs", "train_batch_size", "minibatch_size",
-                "num_envs_per_env_runner", "pool_size", "snapshot_every", "eval_every",
-                "eval_matches", "eval_processes", "torch_threads", "checkpoint_every",
+                "total_timesteps", "train_batch_size", "minibatch_size",
+                "num_envs_per_env_runner", "checkpoint_every",
             ),
-            at_least_0=("final_eval_matches", "num_env_runners", "num_learners"),
-            unit=("gae_lambda", "gamma", "latest_prob", "snapshot_win_rate"),
-            positive=("learning_rate", "clip_coef", "max_grad_norm"),
+            at_least_0=("num_env_runners", "num_learners"),
+            unit=("snapshot_win_rate",),
         )  # fmt: skip
         checks.append(
             (

@@ -3,7 +3,7 @@ snapshots of itself.
 
 - :class:`LeagueMapping` is the agent → module mapping: in each episode one seat, drawn, is the
   main module's (with its partner in 4-player partnerships: one module for a side); every
-  other side is the main module with probability ``latest_prob``, otherwise a snapshot drawn
+  other side is the main module with probability :data:`MAIN_PROB`, otherwise a snapshot drawn
   uniformly. Draws come from a generator seeded by the run's seed.
 - :class:`LeagueCallback` measures how often the main module wins against snapshots (a side
   wins an episode when its return is the highest) and, once that rate reaches
@@ -24,6 +24,9 @@ from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LI
 from allfives_env.core.rules import Rules
 from allfives_rllib.agent import MODULE_ID
 
+MAIN_PROB = 0.5
+"""The chance that a side other than the main module's is played by the main module too (else
+by a snapshot)."""
 WIN_RATE = "league_win_rate"
 """The env runners' metric: the main module's wins against snapshots (window of 200)."""
 
@@ -74,7 +77,6 @@ class LeagueCallback(RLlibCallback):  # type: ignore[misc]
         pool_size: int,
         snapshot_every: int,
         snapshot_win_rate: float,
-        latest_prob: float,
         seed: int,
     ):
         super().__init__()
@@ -83,7 +85,6 @@ class LeagueCallback(RLlibCallback):  # type: ignore[misc]
         self.pool_size = pool_size
         self.snapshot_every = snapshot_every
         self.snapshot_win_rate = snapshot_win_rate
-        self.latest_prob = latest_prob
         self.seed = seed
 
     def on_episode_end(self, *, episode: Any, metrics_logger: Any = None, **kwargs: Any) -> None:
@@ -107,7 +108,7 @@ class LeagueCallback(RLlibCallback):  # type: ignore[misc]
         """The mapping for the league as it is now (seeded by the seed and the league size)."""
         snapshots = list(self.league["snapshots"])
         return LeagueMapping(
-            self.rules, snapshots, self.latest_prob, self.seed * 1000 + self.league["next_index"]
+            self.rules, snapshots, MAIN_PROB, self.seed * 1000 + self.league["next_index"]
         )
 
     def on_train_result(self, *, algorithm: Any, result: dict[str, Any], **kwargs: Any) -> None:

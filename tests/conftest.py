@@ -71,7 +71,7 @@ def random_mlp(rules: Rules) -> Any:
     """A sound feed-forward network with random weights for ``rules``' observation (no torch)."""
     import numpy as np
 
-    from agents.networks import MlpPolicy
+    from agents.numpy_networks import MlpPolicy
     from allfives_env.envs.spaces import Encoding
 
     enc = Encoding(rules)

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.cli import main
+from allfives_cli import main
 from allfives_env import raw_env
 from allfives_env.core.errors import RecordError
 from allfives_env.core.game import new_game
@@ -252,12 +252,12 @@ def _networks() -> dict[str, Any]:
     mlp = random_mlp(rules)
     out: dict[str, Any] = {"mlp": (PolicySpec(rules, False), mlp)}
     try:
-        from agents.networks import ScorerLayout
-        from agents.policy_net import ScorerNet
+        from agents.numpy_networks import ScorerLayout
+        from agents.training.torch_networks import ScorerNet
     except ImportError:  # torch: the [train] extra
         return out
     enc = Encoding(rules, "outlook")
-    net = ScorerNet(ScorerLayout.of(enc, True), [16], [8], 4, 0, (8,), True)
+    net = ScorerNet(ScorerLayout.of(enc, True), [16], [8], 4, 0, (8,))
     out["scorer"] = (PolicySpec(rules, "outlook"), net.to_numpy())
     return out
 
@@ -272,7 +272,7 @@ def _write_broken(path: Any, spec: Any, policy: Any, how: str, which: int) -> st
     import zipfile
 
     from agents.learned import META_FILE, WEIGHTS_FILE
-    from agents.networks import named_arrays
+    from agents.numpy_networks import named_arrays
 
     names = [n for n, _ in named_arrays(policy)]
     name = names[which % len(names)]
@@ -437,7 +437,7 @@ def test_a_run_folder_in_use_refuses_a_second_run_naming_its_holder(
     from pathlib import Path
 
     pytest.importorskip("sb3_contrib" if script == "train.py" else "ray")
-    from agents.run_folder import hold_run_folder
+    from agents.training.run_folder import hold_run_folder
 
     config = "configs/smoke.yaml" if script == "train.py" else "configs/rllib_smoke.yaml"
     run = Path(folder.format(runs=tmp_path))
@@ -466,7 +466,7 @@ def test_two_real_runs_of_one_folder_and_a_lock_left_by_a_killed_one(tmp_path: A
     import time
 
     pytest.importorskip("sb3_contrib")
-    from agents.run_folder import hold_run_folder, lock_file
+    from agents.training.run_folder import hold_run_folder, lock_file
 
     args = ("--config", "configs/smoke.yaml", "--name", "mix", "--total_timesteps", "100000")
     first = _start(tmp_path, *args)

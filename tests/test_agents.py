@@ -327,24 +327,23 @@ def test_a_time_budget_stops_the_search() -> None:
 
 
 @pytest.mark.parametrize(
-    ("feature", "tile", "preset", "features", "fused"),
-    [((), False, "five_up", "outlook", False), ((16,), False, "five_up", "outlook", False),
-     ((16,), True, "five_up", "outlook", False), ((), True, "pagat", "outlook", False),
-     ((16,), False, "five_up", "lookahead", False), ((16,), True, "pagat", "lookahead", False),
-     ((), False, "pagat", "outlook", True), ((16,), True, "five_up", "lookahead", True)],
+    ("feature", "tile", "preset", "features"),
+    [((), False, "five_up", "outlook"), ((16,), False, "five_up", "outlook"),
+     ((16,), True, "five_up", "outlook"), ((), True, "pagat", "outlook"),
+     ((16,), False, "five_up", "lookahead"), ((16,), True, "pagat", "lookahead")],
 )  # fmt: skip
 def test_the_numpy_scorer_computes_what_the_torch_network_does(
-    feature: tuple[int, ...], tile: bool, preset: str, features: str, fused: bool
+    feature: tuple[int, ...], tile: bool, preset: str, features: str
 ) -> None:
     """Checkpoints play the network in NumPy: its legal logits equal the trained module's,
-    with and without the tile features, the lookahead block and the fused features, on 4 slots
-    and 16; the layout reads back from its weights file."""
+    with and without the tile features and the lookahead block, on 4 slots and 16; the layout
+    reads back from its weights file."""
     pytest.importorskip("torch")
     import numpy as np
     import torch as th
 
-    from agents.networks import ScorerLayout, policy_from_npz
-    from agents.policy_net import ScorerNet
+    from agents.numpy_networks import ScorerLayout, policy_from_npz
+    from agents.training.torch_networks import ScorerNet
     from allfives_env.vector import VectorGame
 
     vg = VectorGame(Rules.preset(preset, 4), 32, action_features=features)
@@ -357,14 +356,42 @@ def test_the_numpy_scorer_computes_what_the_torch_network_does(
     layout = ScorerLayout.of(vg.encoding, tile)
     assert (layout.slots >= 0) == tile and (layout.lookahead >= 0) == (features == "lookahead")
     assert ScorerLayout.from_array(layout.to_array()) == layout
-    net = ScorerNet(layout, [32, 32], [16], 8, 0, feature, fused)
+    net = ScorerNet(layout, [32, 32], [16], 8, 0, feature)
     with th.no_grad():
         want = net.logits(th.from_numpy(obs), th.from_numpy(masks)).numpy()
     policy = policy_from_npz(net.to_numpy().to_npz())
-    assert (getattr(policy, "fuse", None) is not None) == fused
     got = policy.logits(obs)
     assert np.allclose(got[masks], want[masks], atol=1e-5)
     assert (want[~masks] == -1e9).all()
+
+
+def test_a_fused_checkpoint_of_earlier_versions_still_plays() -> None:
+    """allfives 0.11–0.14 trained ``fused_features`` networks (the trunk's output also enters
+    the per-placement network's first layer): their checkpoints still read, pass the weights'
+    check and play what the fuse layer says."""
+    import dataclasses
+
+    import numpy as np
+
+    from agents.numpy_networks import ScorerLayout, ScorerPolicy, check_weights, policy_from_npz
+    from allfives_env.envs.spaces import Encoding
+
+    rng = np.random.default_rng(0)
+    enc = Encoding(Rules.preset("pagat", 2), "outlook")
+    layout = ScorerLayout.of(enc, False)
+
+    def layer(n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+        return rng.normal(size=(n, m)).astype(np.float32), np.zeros(n, np.float32)
+
+    plain = ScorerPolicy(
+        layout, [layer(16, layout.global_size)], layer(8, 16),
+        [layer(8, layout.feature_size)], layer(enc.num_actions, 16),
+    )  # fmt: skip
+    fused = policy_from_npz(dataclasses.replace(plain, fuse=layer(8, 16)).to_npz())
+    assert isinstance(fused, ScorerPolicy) and fused.fuse is not None
+    check_weights(fused, enc.obs_size, enc.num_actions)
+    obs = rng.random((3, enc.obs_size)).astype(np.float32)
+    assert not np.allclose(fused.logits(obs), plain.logits(obs))
 
 
 @pytest.mark.parametrize("preset", ["pagat", "five_up"])
@@ -374,7 +401,7 @@ def test_tile_features_say_which_tile_goes_where(preset: str) -> None:
     and that slot's observation entries."""
     import numpy as np
 
-    from agents.networks import TILE_PIPS, ScorerLayout
+    from agents.numpy_networks import TILE_PIPS, ScorerLayout
     from allfives_env.core.actions import Action
     from allfives_env.envs.blocks import SLOT_FEATURES
     from allfives_env.envs.spaces import Encoding

@@ -1,4 +1,4 @@
-"""The ``allfives`` command line, run as a real process (RULES.md §4 and ``agents.cli``).
+"""The ``allfives`` command line, run as a real process (RULES.md §4 and ``allfives_cli``).
 
 Each command runs both as ``python -m allfives_env`` and as the installed ``allfives`` script
 (skipped where the script is not installed). A user mistake must give exit status 2, nothing on

@@ -7,16 +7,24 @@ The layers, bottom up:
 1. ``allfives_env.core`` — the rules; the standard library only.
 2. ``allfives_env.envs`` — spaces, environments, wrappers, images; imports the core.
 3. ``allfives_env.vector`` — the batched engine; imports the core and the environments.
-4. ``allfives_env`` itself (the package facade, ``bench``, ``__main__``) — imports 1–3.
-5. ``agents`` (the agents, their registry) — import 1–4.
+4. ``allfives_env`` itself (the package facade, ``speed``) — imports 1–3.
+5. ``agents`` (the agents, their registry, the NumPy networks that play) — import 1–4.
 6. ``agents.eval`` — the match loop, evaluations, reports; imports 1–5.
-7. ``agents.play`` — terminal play and the demo; ``agents.benchmark`` — the benchmark
-   protocol, its runner and reports; import 1–6.
-8. ``allfives_rllib`` — the RLlib environment, module, league and agent; ``allfives_web`` —
-   the web app; ``allfives_openspiel`` — the OpenSpiel game and bots; each imports 1–7 and
-   none of the others (the registry reaches the RLlib and OpenSpiel agents through an entry
-   point, never an import).
-9. ``agents.cli``, ``train.py`` and ``train_rllib.py`` — the tools on top.
+7. ``agents.training`` — what training needs (configs, run folders, the torch network, the
+   teacher, the learner, evaluation during training); imports 1–6.
+8. ``agents.play`` — terminal play and the demo; ``agents.benchmark`` — the benchmark
+   protocol, its runner (its best response runs ``agents.training``'s trainer) and reports;
+   import 1–7.
+9. ``allfives_rllib`` — the RLlib environment, module, league, algorithm and agent;
+   ``allfives_web`` — the web app; ``allfives_openspiel`` — the OpenSpiel game and bots; each
+   imports 1–8 and none of the others (the registry reaches the RLlib and OpenSpiel agents
+   through an entry point, never an import).
+10. ``allfives_cli`` (the ``allfives`` command), ``train.py``, ``train_rllib.py`` and
+    ``tools/`` — the programs on top. An entry script of a package (``python -m allfives_env``'s
+    ``__main__``) is a program too: nothing imports it, so it sits here with the command it runs.
+
+The top-level folders follow the same order (``allfives_env`` → ``agents`` → the extras →
+``allfives_cli`` → the scripts and ``tools``): every import from one into another runs down.
 """
 
 from __future__ import annotations
@@ -28,7 +36,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("allfives_env", "agents", "allfives_rllib", "allfives_web", "allfives_openspiel")
+PACKAGES = (
+    "allfives_env", "agents", "allfives_rllib", "allfives_web", "allfives_openspiel",
+    "allfives_cli", "tools",
+)  # fmt: skip
 
 LAYERS: list[tuple[str, ...]] = [
     ("allfives_env.core",),
@@ -37,10 +48,20 @@ LAYERS: list[tuple[str, ...]] = [
     ("allfives_env",),
     ("agents",),
     ("agents.eval",),
+    ("agents.training",),
     ("agents.play", "agents.benchmark"),
     ("allfives_rllib", "allfives_web", "allfives_openspiel"),
-    ("agents.cli", "train", "train_rllib"),
+    ("allfives_cli", "allfives_env.__main__", "train", "train_rllib", "tools"),
 ]
+
+FOLDERS: list[tuple[str, ...]] = [
+    ("allfives_env",),
+    ("agents",),
+    ("allfives_rllib", "allfives_web", "allfives_openspiel"),
+    ("allfives_cli",),
+    ("train", "train_rllib", "tools"),
+]
+"""The top-level folders (and scripts), bottom up."""
 
 
 def module_files() -> dict[str, Path]:
@@ -183,3 +204,27 @@ def test_the_extras_packages_stay_apart() -> None:
         and name.split(".")[0] != m.split(".")[0]
     )
     assert not crossing, crossing
+
+
+def folder_of(module: str) -> int:
+    """The index in :data:`FOLDERS` of ``module``'s top-level folder."""
+    top = module.split(".")[0]
+    return next(i for i, names in enumerate(FOLDERS) if top in names)
+
+
+def test_every_import_between_top_level_folders_runs_down() -> None:
+    upward = sorted(
+        f"{name} imports {m}"
+        for name in MODULES
+        if not name.endswith(".__main__")  # an entry script: a program, nothing imports it
+        for m in project_imports(name)
+        if folder_of(m) > folder_of(name)
+    )
+    assert not upward, upward
+
+
+def test_every_top_level_folder_is_placed() -> None:
+    tops = {p.name for p in ROOT.iterdir() if (p / "__init__.py").is_file()}
+    tops |= {p.stem for p in ROOT.glob("*.py")}
+    placed = {name for names in FOLDERS for name in names}
+    assert tops <= placed | {"tests"}, tops - placed

@@ -71,7 +71,7 @@ def test_games_through_pyspiel_replay_to_the_same_scores_and_hand_ends(
     assert sum(state.returns()) == pytest.approx(0.0)
     path = tmp_path / "record.json"
     path.write_text(json.dumps(record_of(game).to_json()))
-    from agents.cli import main
+    from allfives_cli import main
 
     assert main(["replay", str(path)]) == 0
 

@@ -20,13 +20,13 @@ from pathlib import Path
 import pytest
 from conftest import scripted_game
 
-from agents.cli.play import add_play_parser, run_play
 from agents.play.human import BadMove, HumanAgent, QuitMatch, parse_move
 from agents.play.terminal import PlayArgumentError, play_match
+from allfives_cli.play import add_play_parser, run_play
 from allfives_env import DRAW, PASS, Game, Rules, Tile, load_record, replay
 
 TIMEOUT = 60
-MAIN = "import sys; from agents.cli import main; sys.exit(main(['play', *sys.argv[1:]]))"
+MAIN = "import sys; from allfives_cli import main; sys.exit(main(['play', *sys.argv[1:]]))"
 PROMPT = "your move ["
 
 # Seed 11 (pagat, 2 players, human at seat 0): seat 1 leads and the human's first turn offers

@@ -15,9 +15,9 @@ import pytest
 
 pytest.importorskip("numba")
 
-from agents.registry import make_agent
+from agents.registry import make_agent, value_agent
 from agents.search import SearchAgent
-from agents.teacher import SearchTeacher, soft_targets, value_agent
+from agents.training.teacher import SearchTeacher, soft_targets
 from allfives_env.core.rules import Rules
 from allfives_env.vector.agents import draw_bits
 from allfives_env.vector.engine import VectorGame, policy_rng

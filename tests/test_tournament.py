@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from agents.cli.evaluate import add_eval_parser, run_eval
 from agents.eval import tournament
 from agents.eval.match import EvalError, MatchResult, play_match, seating
 from agents.eval.report import table, write_json, write_png
@@ -26,6 +25,7 @@ from agents.eval.stats import (
 )
 from agents.eval.tournament import evaluate, league
 from agents.registry import UnknownAgentError
+from allfives_cli.evaluate import add_eval_parser, run_eval
 from allfives_env import Rules
 
 PAGAT2 = Rules.preset("pagat", 2)
@@ -353,7 +353,7 @@ def test_cli_unknown_agent() -> None:
     ],
 )
 def test_cli_refuses_counts_below_one(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
-    from agents.cli import main
+    from allfives_cli import main
 
     with pytest.raises(SystemExit) as info:
         main(["eval", "greedy", "random", *argv])

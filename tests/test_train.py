@@ -100,8 +100,7 @@ def test_smoke_config_trains_evaluates_and_reports(tmp_path: Path) -> None:
 def test_an_interrupted_run_resumes_to_the_same_result(tmp_path: Path) -> None:
     args = [
         "--config", "configs/smoke.yaml", "--total_timesteps", "3072", "--num_envs", "4",
-        "--eval_every", "100000", "--final_eval_matches", "2", "--imitation_replay", "2",
-        "--imitation_refit_epochs", "2",
+        "--eval_every", "100000", "--final_eval_matches", "2", "--imitation_refit_epochs", "2",
     ]  # fmt: skip
     straight = run_train(*args, "--name", "straight", runs=tmp_path)
     assert straight.returncode == 0, straight.stderr
@@ -158,7 +157,6 @@ def test_a_different_config_for_a_run_is_refused(tmp_path: Path) -> None:
         (["--imitation_targets", "values"], "a teacher of values must be batchsearch"),
         (["--imitation_temperature", "0"], "imitation_temperature"),
         (["--teacher_processes", "0"], "teacher_processes"),
-        (["--imitation_replay", "-1"], "imitation_replay"),
         (["--imitation_refit_epochs", "-1"], "imitation_refit_epochs"),
         (["--total_timesteps", "0", "--imitation_samples", "0"], "something must train"),
     ],
@@ -195,13 +193,9 @@ def test_a_warm_start_on_search_values_alone_trains_and_reports(tmp_path: Path) 
         "--config", "configs/smoke.yaml", "--imitation_teacher", "batchsearch:worlds=2",
         "--imitation_targets", "values", "--teacher_processes", "2", "--total_timesteps", "0",
         "--final_eval_matches", "2", "--imitation_samples", "2048", "--imitation_anneal_lr",
-        "--fused_features", runs=tmp_path,
+        runs=tmp_path,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    # the fused network's checkpoint carries the trunk's layer into the per-placement network
-    with zipfile.ZipFile(tmp_path / "smoke" / "best.zip") as z:
-        npz = np.load(io.BytesIO(z.read("allfives_policy.npz")))
-        assert npz["fuse_w"].shape == (8, 64)  # smoke.yaml: context 8, trunk 64
     import torch as th
 
     with zipfile.ZipFile(tmp_path / "smoke" / "resume.zip") as z:
@@ -219,49 +213,28 @@ def test_a_warm_start_on_search_values_alone_trains_and_reports(tmp_path: Path) 
 
 
 def tiny_learner(tmp_path: Path, **fields: Any) -> Any:
-    """A ``train.Learner`` at a table of 4 games of 8 steps (rollouts of 32 positions, 2
-    minibatches, one epoch) with a greedy teacher, ``fields`` overriding its config."""
-    sys.path.insert(0, str(ROOT))
-    import train
+    """A :class:`~agents.training.learner.Learner` at a table of 4 games of 8 steps (rollouts of
+    32 positions, 2 minibatches, one epoch) with a greedy teacher, ``fields`` overriding its
+    config."""
+    from agents.training.learner import Learner
+    from agents.training.resume import seed_everything
+    from agents.training.run import Run
+    from agents.training.selfplay_config import Config
+    from agents.training.table import Pool, make_table
     from allfives_env.vector.agents import batch_agent
     from allfives_env.vector.engine import policy_rng
 
-    cfg = train.Config(
+    cfg = Config(
         num_envs=4, num_steps=8, num_minibatches=2, imitation_epochs=1, actor_arch=[16],
         critic_arch=[16], context_dim=4, baselines=["random"], **fields,
     )  # fmt: skip
-    train.seed_everything(cfg)
-    run = train.Run(cfg, tmp_path)
-    pool = train.Pool(cfg, run.spec())
-    one = train.Learner(cfg, run, pool, train.make_table(cfg, pool))
+    seed_everything(cfg)
+    run = Run(cfg, tmp_path)
+    pool = Pool(cfg, run.spec())
+    one = Learner(cfg, run, pool, make_table(cfg, pool))
     one.batch.reset(cfg.seed)
     one.teacher, one.teacher_rng = batch_agent("greedy"), policy_rng(1, cfg.num_envs)
     return one
-
-
-def test_the_warm_start_learns_from_replayed_rollouts_again(tmp_path: Path) -> None:
-    import torch as th
-
-    def learner(replay: int) -> Any:
-        return tiny_learner(tmp_path, imitation_replay=replay)
-
-    plain, replaying = learner(0), learner(2)
-    seen = []
-    for _ in range(4):
-        for one in (plain, replaying):
-            one.collect(imitation=True)
-            one.update(imitation=True)
-        seen.append(replaying.rollout.obs.reshape(32, -1).clone())
-        assert plain.replay == []
-    # the last two rollouts, newest first, kept as they were played (not the reused buffer)
-    assert len(replaying.replay) == 2
-    assert th.equal(replaying.replay[0].obs, seen[3]) and th.equal(replaying.replay[1].obs, seen[2])
-
-    # minibatches of a rollout's 32 / 2 positions: 2 a rollout, or 2, 4, 6, 6 with 2 replayed
-    def steps(one: Any) -> int:
-        return int(one.optimizer.state[next(one.net.parameters())]["step"])
-
-    assert (steps(plain), steps(replaying)) == (8, 18)
 
 
 def test_the_refit_learns_from_every_position_the_warm_start_kept(tmp_path: Path) -> None:
@@ -300,30 +273,31 @@ def test_a_run_with_a_refit_reports_it_and_removes_the_positions(tmp_path: Path)
 
 
 def test_a_resume_without_the_refits_positions_is_refused_in_one_line(tmp_path: Path) -> None:
+    import dataclasses
     import pickle
 
-    sys.path.insert(0, str(ROOT))
-    import dataclasses
+    from agents.training.config import ConfigError
+    from agents.training.resume import load_resume_point
+    from agents.training.run import Run
+    from agents.training.selfplay_config import Config
 
-    import train
-
-    cfg = train.Config(num_envs=4, num_steps=8, imitation_samples=96, imitation_refit_epochs=2)
-    run = train.Run(cfg, tmp_path)
+    cfg = Config(num_envs=4, num_steps=8, imitation_samples=96, imitation_refit_epochs=2)
+    run = Run(cfg, tmp_path)
     run.dir.mkdir()
     state = {"num_timesteps": 0, "imitated": 64, "config": dataclasses.asdict(cfg)}
     run.state_file.write_bytes(pickle.dumps(state))
     run.resume_file.write_bytes(b"")
     (run.dir / "positions").mkdir()
     (run.dir / "positions" / "0000.npz").write_bytes(b"")  # rollout 0001 was deleted
-    with pytest.raises(train.ConfigError, match=r"lacks 1 of the 2 .*0001\.npz.*--fresh"):
-        train.load_resume_point(run, cfg)
+    with pytest.raises(ConfigError, match=r"lacks 1 of the 2 .*0001\.npz.*--fresh"):
+        load_resume_point(run, cfg)
     (run.dir / "positions" / "0001.npz").write_bytes(b"")
-    assert train.load_resume_point(run, cfg) is not None
+    assert load_resume_point(run, cfg) is not None
     done = dataclasses.replace(cfg, imitation_refit_epochs=0)  # nothing to refit: not asked
     state["config"] = dataclasses.asdict(done)
     run.state_file.write_bytes(pickle.dumps(state))
     (run.dir / "positions" / "0000.npz").unlink()
-    assert train.load_resume_point(run, done) is not None
+    assert load_resume_point(run, done) is not None
 
 
 def test_self_play_without_baselines_runs(tmp_path: Path) -> None:
@@ -406,18 +380,20 @@ def test_every_config_field_has_a_docstring_shown_by_help() -> None:
     import ast
     import dataclasses
 
-    sys.path.insert(0, str(ROOT))
-    import train
+    from agents.training import config, selfplay_config
+    from agents.training.selfplay_config import Config
 
-    tree = ast.parse((ROOT / "train.py").read_text())
-    body = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Config").body
-    docs = {
-        a.target.id: b.value.value
-        for a, b in itertools.pairwise(body)
-        if isinstance(a, ast.AnnAssign) and isinstance(a.target, ast.Name)
-        and isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant)
-    }  # fmt: skip
-    names = [f.name for f in dataclasses.fields(train.Config)]
+    docs: dict[str, str] = {}
+    for module, name in ((config, "Settings"), (selfplay_config, "Config")):
+        tree = ast.parse(Path(module.__file__ or "").read_text())
+        body = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name).body
+        docs |= {
+            a.target.id: b.value.value
+            for a, b in itertools.pairwise(body)
+            if isinstance(a, ast.AnnAssign) and isinstance(a.target, ast.Name)
+            and isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant)
+        }  # fmt: skip
+    names = [f.name for f in dataclasses.fields(Config)]
     assert set(docs) == set(names) and all(docs.values())
     help_text = subprocess.run(
         [*TRAIN, "--help"], capture_output=True, text=True, timeout=60, cwd=ROOT
@@ -432,10 +408,9 @@ def test_every_config_field_has_a_docstring_shown_by_help() -> None:
 def test_configs_use_only_fields() -> None:
     import dataclasses
 
-    sys.path.insert(0, str(ROOT))
-    import train
+    from agents.training.selfplay_config import Config
 
-    names = [f.name for f in dataclasses.fields(train.Config)]
+    names = [f.name for f in dataclasses.fields(Config)]
     import yaml
 
     from allfives_rllib.config import RLlibConfig
@@ -460,13 +435,14 @@ def test_three_players_train_and_evaluate_against_two_copies(tmp_path: Path) -> 
 
 
 def test_start_scores_reach_the_learners_table(tmp_path: Path) -> None:
-    sys.path.insert(0, str(ROOT))
-    import train
+    from agents.training.run import Run
+    from agents.training.selfplay_config import Config
+    from agents.training.table import Pool, make_table
 
     def starts(share: float) -> np.ndarray:
-        cfg = train.Config(num_envs=32, baselines=["random"], start_scores=share)
-        pool = train.Pool(cfg, train.Run(cfg, tmp_path).spec())
-        table = train.make_table(cfg, pool)
+        cfg = Config(num_envs=32, baselines=["random"], start_scores=share)
+        pool = Pool(cfg, Run(cfg, tmp_path).spec())
+        table = make_table(cfg, pool)
         table.reset(cfg.seed)
         return table.vg.hand_start[:, :2]
 

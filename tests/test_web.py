@@ -352,7 +352,7 @@ def test_one_client_cannot_take_every_game() -> None:
 
 
 def test_the_server_binds_only_this_machine_unless_told() -> None:
-    from agents.cli import build_parser
+    from allfives_cli import build_parser
 
     args = build_parser().parse_args(["serve"])
     assert args.host == "127.0.0.1"
@@ -409,7 +409,7 @@ def test_serve_refuses_a_busy_port_and_a_bad_agent_in_one_line(
 ) -> None:
     import socket
 
-    from agents.cli import main
+    from allfives_cli import main
 
     with socket.create_server(("127.0.0.1", 0)) as busy:
         port = busy.getsockname()[1]

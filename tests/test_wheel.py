@@ -17,7 +17,10 @@ import pytest
 pytest.importorskip("fastapi")
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("allfives_env", "agents", "allfives_rllib", "allfives_web", "allfives_openspiel")
+PACKAGES = (
+    "allfives_env", "agents", "allfives_rllib", "allfives_web", "allfives_openspiel",
+    "allfives_cli",
+)  # fmt: skip
 STATIC = ("index.html", "app.js", "board.js", "style.css")
 
 
@@ -59,7 +62,9 @@ def test_the_wheel_holds_the_page_and_marks_every_package_typed(wheel: Path) -> 
     assert "agents/benchmark/reference-allfives-bench-1.json" in names
 
 
-def test_a_wheel_installed_elsewhere_serves_the_page(wheel: Path, tmp_path: Path) -> None:
+def test_a_wheel_installed_elsewhere_serves_the_page_and_trains(
+    wheel: Path, tmp_path: Path
+) -> None:
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
@@ -108,3 +113,12 @@ def test_a_wheel_installed_elsewhere_serves_the_page(wheel: Path, tmp_path: Path
         proc.terminate()
         _, err = proc.communicate(timeout=30)
     assert "Traceback" not in err, err
+    # the benchmark's best response trains with the package's trainer: no source checkout needed
+    from agents.benchmark.run import TRAINER
+
+    trainer = subprocess.run(
+        [str(python), "-m", TRAINER, "--help"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert trainer.returncode == 0 and "--imitation_samples" in trainer.stdout, trainer.stderr
+    assert where.startswith(str(venv))

@@ -22,16 +22,11 @@ search), and only a yardstick: the reference has noise and blind spots of its ow
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from agents.eval.regret import Regret
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 
 def main() -> None:
@@ -49,7 +44,7 @@ def main() -> None:
     from agents.errors import AgentError
     from agents.eval.regret import agent_regret, near_end, played_positions, reference_values
     from agents.eval.tournament import check_run, check_specs
-    from agents.teacher import value_agent
+    from agents.registry import value_agent
     from allfives_env.core.errors import AllFivesError
     from allfives_env.core.rules import Rules
 

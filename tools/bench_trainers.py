@@ -17,39 +17,32 @@ rates are printed as a Markdown table:
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 from typing import Any
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 
 def bench_rllib(seconds: float) -> dict[str, float]:
     """Env steps/s (and the main module's steps/s) of RLlib PPO with the default config."""
-    import tempfile
-
-    import train_rllib
+    from allfives_rllib.algorithm import build
     from allfives_rllib.config import RLlibConfig
     from allfives_rllib.league import add_snapshot, league_callback
 
     cfg = RLlibConfig(progress=False)
-    with tempfile.TemporaryDirectory() as tmp:
-        algo: Any = train_rllib.build(cfg, train_rllib.Run(dir=Path(tmp)), None)
-        add_snapshot(algo, league_callback(algo), 0)
+    league = {"snapshots": [], "next_index": 0, "last_snapshot_step": 0}
+    algo: Any = build(cfg, league, None)
+    add_snapshot(algo, league_callback(algo), 0)
 
-        def counts(result: dict[str, Any]) -> tuple[int, int]:
-            runners = result["env_runners"]
-            main = runners.get("num_module_steps_sampled_lifetime", {}).get("main", 0)
-            return int(runners["num_env_steps_sampled_lifetime"]), int(main)
+    def counts(result: dict[str, Any]) -> tuple[int, int]:
+        runners = result["env_runners"]
+        main = runners.get("num_module_steps_sampled_lifetime", {}).get("main", 0)
+        return int(runners["num_env_steps_sampled_lifetime"]), int(main)
 
-        env0, main0 = counts(algo.train())  # warm-up: runners started, modules built
-        t0 = time.perf_counter()
-        while time.perf_counter() - t0 < seconds:
-            env1, main1 = counts(algo.train())
-        dt = time.perf_counter() - t0
-        algo.stop()
+    env0, main0 = counts(algo.train())  # warm-up: runners started, modules built
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        env1, main1 = counts(algo.train())
+    dt = time.perf_counter() - t0
+    algo.stop()
     return {"env_steps_per_s": (env1 - env0) / dt, "main_steps_per_s": (main1 - main0) / dt}
 
 
@@ -67,7 +60,7 @@ def bench_sb3(seconds: float) -> dict[str, float]:
         forced_actions="auto", reward="points+win",
     )  # fmt: skip
 
-    class Clock(BaseCallback):  # type: ignore[misc]
+    class Clock(BaseCallback):  # type: ignore[misc, unused-ignore]
         def __init__(self) -> None:
             super().__init__()
             self.start: tuple[float, int] | None = None

@@ -48,7 +48,6 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 
 BIG = 50.0
@@ -57,16 +56,19 @@ BIG = 50.0
 
 def collect(args: argparse.Namespace) -> None:
     """Save the teacher's values of the positions its own play at the config's table meets."""
-    import train
-    from agents.teacher import SearchTeacher
+    from agents.training.resume import seed_everything
+    from agents.training.run import Run
+    from agents.training.selfplay_config import load_yaml
+    from agents.training.table import Pool, make_table
+    from agents.training.teacher import SearchTeacher
     from allfives_env.vector.engine import policy_rng
 
-    cfg = train.load_yaml(args.config)
+    cfg = load_yaml(args.config)
     cfg = dataclasses.replace(cfg, seed=args.seed, name="offline_fit")
     cfg.check()
-    train.seed_everything(cfg)
-    pool = train.Pool(cfg, train.Run(cfg, Path("runs")).spec())
-    table = train.make_table(cfg, pool)
+    seed_everything(cfg)
+    pool = Pool(cfg, Run(cfg, Path("runs")).spec())
+    table = make_table(cfg, pool)
     table.reset(cfg.seed)
     rng = policy_rng(cfg.seed + 17, cfg.num_envs)
     games = np.arange(cfg.num_envs)
@@ -97,20 +99,24 @@ def fit(args: argparse.Namespace) -> None:
     """Fit the config's network to saved values; report its regrets; save it if asked."""
     import torch as th
 
-    import train
     from agents.eval.regret import NEAR_END
     from agents.learned import write_checkpoint
-    from agents.teacher import soft_targets
+    from agents.training.learner import Learner, soft_cross_entropy
+    from agents.training.resume import seed_everything
+    from agents.training.run import Run
+    from agents.training.selfplay_config import load_yaml
+    from agents.training.table import Pool, make_table
+    from agents.training.teacher import soft_targets
 
-    cfg = train.load_yaml(args.config)
+    cfg = load_yaml(args.config)
     minibatch = cfg.num_envs * cfg.num_steps // cfg.num_minibatches  # the warm start's
     cfg = dataclasses.replace(cfg, num_envs=2, name="offline_fit")
-    train.seed_everything(cfg)
+    seed_everything(cfg)
     th.set_num_threads(cfg.torch_threads)
-    run = train.Run(cfg, Path("runs"))
-    pool = train.Pool(cfg, run.spec())
-    table = train.make_table(cfg, pool)
-    learners = [train.Learner(cfg, run, pool, table) for _ in range(args.ensemble)]
+    run = Run(cfg, Path("runs"))
+    pool = Pool(cfg, run.spec())
+    table = make_table(cfg, pool)
+    learners = [Learner(cfg, run, pool, table) for _ in range(args.ensemble)]
     enc = table.encoding
     scores = enc.block_range("scores")[0]
     files = [np.load(p) for p in args.data]
@@ -149,7 +155,7 @@ def fit(args: argparse.Namespace) -> None:
     def loss_of(net: Any, s: dict[str, Any], idx: Any) -> Any:
         legal, v = s["legal"][idx], s["values"][idx]
         logp = th.log_softmax(net.logits(s["obs"][idx], s["masks"][idx]), dim=1)
-        loss = train.soft_cross_entropy(logp, s["targets"][idx])
+        loss = soft_cross_entropy(logp, s["targets"][idx])
         if args.loss == "regret":
             best = th.where(legal, v, -1e30).max(dim=1, keepdim=True).values
             loss = loss + (logp.exp() * th.where(legal, best - v, 0.0)).sum(dim=1).mean() / 10
@@ -256,20 +262,20 @@ def main() -> None:
     for q in (c, f):
         q.add_argument("--config", type=Path, default=ROOT / "configs" / "strong.yaml")
     args = p.parse_args()
-    import train
-    from agents.train_config import ConfigError
+    from agents.training.config import ConfigError
+    from agents.training.selfplay_config import load_yaml
 
     try:
-        train.load_yaml(args.config).check()
+        load_yaml(args.config).check()
     except ConfigError as e:
         p.error(f"--config: {e}")
     if args.command == "collect":
-        from agents.teacher import value_agent
+        from agents.registry import value_agent
 
         if args.rollouts < 1:
             p.error(f"--rollouts must be at least 1, not {args.rollouts}")
         try:
-            value_agent(train.load_yaml(args.config).imitation_teacher)
+            value_agent(load_yaml(args.config).imitation_teacher)
         except ValueError as e:
             p.error(f"--config's imitation_teacher: {e}")
         if not args.out.parent.is_dir():

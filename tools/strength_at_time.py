@@ -13,12 +13,7 @@ Prints the times and a Markdown table: win rate with its Wilson 95% interval, po
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 
 def main() -> None:

@@ -25,8 +25,8 @@ from agents.eval.match import EvalError, agent_of
 from agents.eval.results import _rules_json
 from agents.eval.tournament import check_specs, evaluate, labels_of
 
-TRAIN_PY = Path(__file__).resolve().parent.parent.parent / "train.py"
-"""The trainer that the best responses use (``train.py`` of a source checkout)."""
+TRAINER = "agents.training.selfplay"
+"""The trainer that the best responses use (what ``train.py`` runs; the ``[train]`` extra)."""
 
 
 def plays(spec: str, setting: Setting) -> str | None:
@@ -75,10 +75,11 @@ def play_setting(
 def best_response_command(
     spec: str, setting: Setting, protocol: Protocol, runs: Path, processes: int
 ) -> list[str]:
-    """The ``train.py`` command that trains the best response to ``spec`` in ``setting``."""
+    """The command (``train.py``'s trainer, as ``python -m``) that trains the best response to
+    ``spec`` in ``setting``."""
     br = protocol.best_response
     cmd = [
-        sys.executable, str(TRAIN_PY), "--runs", str(runs), "--name", "best_response",
+        sys.executable, "-m", TRAINER, "--runs", str(runs), "--name", "best_response",
         "--preset", setting.preset, "--num_players", str(setting.num_players),
         "--baselines", spec, "--eval_opponents", spec,
         "--imitation_samples", str(br.imitation_samples),
@@ -86,7 +87,7 @@ def best_response_command(
         "--eval_every", str(br.total_timesteps),
         "--final_eval_matches", str(br.final_eval_matches),
         "--seed", str(protocol.seed_of(setting, "best_response")),
-        "--eval_processes", str(processes), "--torch_threads", "1", "--engine_threads", "1",
+        "--eval_processes", str(processes), "--torch_threads", "1",
         "--no_progress", *br.extra,
     ]  # fmt: skip
     if setting.partnerships is not None:
@@ -102,8 +103,6 @@ def best_response(
     Raises:
         EvalError: if the training fails.
     """
-    if not TRAIN_PY.is_file():
-        return {"skipped": f"train.py not found at {TRAIN_PY} (needs a source checkout)"}
     with tempfile.TemporaryDirectory(prefix="allfives-br-") as tmp:
         cmd = best_response_command(spec, setting, protocol, Path(tmp), processes)
         t0 = time.perf_counter()

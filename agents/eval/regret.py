@@ -71,7 +71,7 @@ def reference_values(spec: str, views: list[PlayerView], seed: int) -> list[list
     Raises:
         ValueError: if ``spec`` is not a value search with a fixed number of rollouts.
     """
-    from agents.teacher import value_agent
+    from agents.registry import value_agent
 
     agent, rounds = value_agent(spec)
     return [

@@ -9,8 +9,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agents.cli.options import add_rules_options, positive_int, rules_of, split_specs
 from agents.play.terminal import PlayArgumentError, make_opponent, play_match, seat_specs
+from allfives_cli.options import add_rules_options, positive_int, rules_of, split_specs
 
 
 def add_play_parser(subparsers: argparse._SubParsersAction[Any]) -> None:

@@ -9,12 +9,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from agents.cli.options import add_rules_options, positive_int, rules_of
 from agents.eval.match import EvalError
 from agents.eval.report import check_writable, table, write_json, write_png
 from agents.eval.results import Evaluation, League
 from agents.eval.runner import useful_processes
 from agents.eval.tournament import check_specs, evaluate, league
+from allfives_cli.options import add_rules_options, positive_int, rules_of
 
 
 def add_eval_parser(subparsers: argparse._SubParsersAction[Any]) -> None:

@@ -9,7 +9,7 @@ import socket
 import sys
 from typing import Any
 
-from agents.cli.options import fail, positive_int
+from allfives_cli.options import fail, positive_int
 
 WEB_MODULES = ("fastapi", "uvicorn")
 """What the ``[web]`` extra installs."""

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agents.registry import make_agent
+from agents.registry import value_agent
 from agents.search import ValueSearch, best_index
 from allfives_env.core.view import PlayerView
 
@@ -42,23 +42,6 @@ if TYPE_CHECKING:
 
 _AGENT: ValueSearch | None = None
 """The worker process's agent (set by :func:`_start`)."""
-
-
-def value_agent(spec: str) -> tuple[ValueSearch, int]:
-    """The value search named by ``spec`` and how many rollouts its values sum per action.
-
-    Raises:
-        ValueError: for a spec that is not ``search`` (without a time budget) or
-            ``batchsearch``, or that the registry refuses.
-    """
-    agent = make_agent(spec)
-    if isinstance(agent, ValueSearch):
-        rounds = agent.rounds()
-        if rounds is not None:
-            return agent, rounds
-    raise ValueError(
-        f"a teacher of values must be batchsearch or search without a time budget, not {spec!r}"
-    )
 
 
 def _start(spec: str) -> None:

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agents.cli.options import positive_int
 from agents.eval.match import EvalError
 from agents.eval.runner import useful_processes
+from allfives_cli.options import positive_int
 
 
 def add_benchmark_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:

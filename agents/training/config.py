@@ -1,9 +1,11 @@
-"""What the trainers' configs share: checks of YAML values, the YAML file, the one-line errors.
+"""What the trainers' configs share: the shared fields, checks of YAML values, the YAML file,
+the command line, the one-line errors.
 
-``train.py`` and ``train_rllib.py`` describe a run with a dataclass of fields whose values may
-come from a YAML file (untyped) and from the command line (tyro). Both refuse a bad value with
-a :class:`ConfigError` naming the field, which the script prints as one line before exiting
-with status 2. ``yaml`` and ``tyro`` (the ``[train]`` extra) are imported only when used.
+``train.py`` and ``train_rllib.py`` describe a run with a dataclass of fields (each a subclass
+of :class:`Settings`) whose values may come from a YAML file (untyped) and from the command
+line (tyro). Both refuse a bad value with a :class:`ConfigError` naming the field, which the
+script prints as one line before exiting with status 2. ``yaml`` and ``tyro`` (the ``[train]``
+extra) are imported only when used.
 """
 
 from __future__ import annotations
@@ -14,33 +16,134 @@ import io
 import math
 import sys
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn, Protocol, TypeVar
+from typing import Any, NoReturn, TypeVar
+
+from allfives_env.core.rules import Rules
 
 
 class ConfigError(ValueError):
     """A config that cannot run: the trainer prints its one line and exits with status 2."""
 
 
-class RunConfig(Protocol):
-    """The fields every trainer's config has (the game and the evaluation)."""
-
-    name: str
-    preset: str
-    episode: str
-    reward: str
-    forced_actions: str
-    action_features: str
-    seed: int
-    eval_opponents: list[str]
-
-    def rules(self) -> Any:
-        """The rules the config trains on (raises ``RulesError`` for bad ones)."""
-
-
 T = TypeVar("T")
 Check = tuple[bool, str, str]
 """A check of one field: whether it passed, the field's name, and what it must be."""
+
+
+@dataclass
+class Settings:
+    """What every trainer's config has: the game, PPO's coefficients, the league's size, the
+    evaluation. ``train.py``'s :class:`~agents.training.selfplay_config.Config` and
+    ``train_rllib.py``'s :class:`~allfives_rllib.config.RLlibConfig` add their own fields (and
+    may give a field another default); the field names are the YAML keys of ``configs/*.yaml``.
+    """
+
+    name: str = "default"
+    """Run name: outputs go to ``<runs>/<name>`` (``<runs>/rllib/<name>`` for RLlib)."""
+    preset: str = "pagat"
+    """Rules preset: pagat, spruce, dominoes_cc, pyatyorka or five_up."""
+    num_players: int = 2
+    """Players at the table: 2, 3 or 4."""
+    partnerships: bool | None = None
+    """With 4 players: true for seats 0+2 v 1+3, false for each for himself; unset (null), the
+    preset's own (pairs in pagat, spruce and five_up)."""
+    episode: str = "match"
+    """Episode length: a whole ``match`` or one ``hand``."""
+    reward: str = "points+win"
+    """Reward: ``win`` (terminal ±1), ``points`` (dense score difference / target) or both."""
+    forced_actions: str = "auto"
+    """``auto``: forced draws and passes are taken for the learner; ``explicit``: it takes them."""
+    action_features: str = "outlook"
+    """Per-placement inputs: ``basic`` (points now, best reply), ``outlook`` (also the threat,
+    the chance the next seat is stuck, setup, pips kept, variety...) or ``lookahead`` (also the
+    chance the next seat's reply wins the match or plays out his hand)."""
+    total_timesteps: int = 8_000_000
+    """Learner steps (its own decisions) of PPO, after the warm start; 0: the warm start alone."""
+    seed: int = 0
+    """Seed of everything: deals, seats, opponents, network init and sampling."""
+    update_epochs: int = 4
+    """Passes over each rollout in the update."""
+    learning_rate: float = 2.5e-4
+    """Adam step size (annealed linearly to 0 over the run when anneal_lr)."""
+    gamma: float = 1.0
+    """Discount factor."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    clip_coef: float = 0.2
+    """PPO clip range."""
+    ent_coef: float = 0.01
+    """Entropy bonus."""
+    vf_coef: float = 0.5
+    """Value-loss weight."""
+    max_grad_norm: float = 0.5
+    """Gradient clipping."""
+    actor_arch: list[int] = field(default_factory=lambda: [128, 128])
+    """Hidden layer sizes of the actor's trunk."""
+    critic_arch: list[int] = field(default_factory=lambda: [128, 128])
+    """Hidden layer sizes of the critic."""
+    critic_state: bool = True
+    """The critic reads the full position (every hand, the boneyard) and the learner's seat
+    instead of the observation: it only trains (the checkpoint is the actor alone), so it may
+    see what the player cannot."""
+    pool_size: int = 8
+    """Frozen snapshots of the learner kept as opponents (oldest dropped first)."""
+    snapshot_every: int = 400_000
+    """Learner steps between snapshots added to the pool."""
+    eval_every: int = 1_000_000
+    """Learner steps between evaluations."""
+    eval_matches: int = 1000
+    """Duplicate-deal matches per opponent in each periodic evaluation."""
+    eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "heuristic"])
+    """Agent specs evaluated against (the best checkpoint is the best mean win rate)."""
+    final_eval_matches: int = 1000
+    """Matches per opponent in the final evaluation (and in the choice of best.zip between the
+    best periodic evaluation and the final weights); 0: neither."""
+    eval_processes: int = 2
+    """Processes the evaluator may use."""
+    torch_threads: int = 2
+    """Threads torch may use."""
+    progress: bool = True
+    """Show a progress bar."""
+
+    def rules(self) -> Rules:
+        """The rules this config trains on.
+
+        Raises:
+            RulesError: for an unknown preset or a bad player count.
+        """
+        extra = {} if self.partnerships is None else {"partnerships": self.partnerships}
+        return Rules.preset(self.preset, self.num_players, **extra)
+
+    def checks(
+        self,
+        *,
+        seed_limit: int,
+        at_least_1: Iterable[str] = (),
+        at_least_0: Iterable[str] = (),
+        unit: Iterable[str] = (),
+        positive: Iterable[str] = (),
+    ) -> list[Check]:
+        """The types (:func:`check_types`, raising at once) and :func:`common_checks` of the
+        shared fields, with the trainer's own ``at_least_1``, ``at_least_0``, ``unit`` and
+        ``positive`` fields after them.
+
+        Raises:
+            ConfigError: for a field of the wrong type, or rules that cannot be made.
+        """
+        check_types(self)
+        return common_checks(
+            self,
+            seed_limit=seed_limit,
+            at_least_1=(
+                "update_epochs", "pool_size", "snapshot_every", "eval_every", "eval_matches",
+                "eval_processes", "torch_threads", *at_least_1,
+            ),
+            at_least_0=("final_eval_matches", *at_least_0),
+            unit=("gae_lambda", "gamma", *unit),
+            positive=("learning_rate", "clip_coef", "max_grad_norm", *positive),
+        )  # fmt: skip
 
 
 def check_type(key: str, value: Any, kind: Any) -> None:
@@ -76,7 +179,7 @@ def check_types(cfg: Any) -> None:
 
 
 def common_checks(
-    cfg: RunConfig,
+    cfg: Settings,
     *,
     seed_limit: int,
     at_least_1: Iterable[str],
@@ -115,7 +218,7 @@ def common_checks(
     ]  # fmt: skip
     checks += [(getattr(cfg, key) >= 1, key, "at least 1") for key in at_least_1]
     checks += [(getattr(cfg, key) >= 0, key, "at least 0") for key in at_least_0]
-    for f in dataclasses.fields(cfg):  # type: ignore[arg-type]
+    for f in dataclasses.fields(cfg):
         value = getattr(cfg, f.name)
         if f.type == "float":
             checks.append((math.isfinite(value), f.name, "a finite number"))
@@ -143,7 +246,7 @@ def raise_first(cfg: Any, checks: Iterable[Check]) -> None:
             raise ConfigError(f"config {key!r} must be {what}, not {getattr(cfg, key)!r}")
 
 
-def check_agent_specs(cfg: RunConfig, keys: Iterable[str]) -> None:
+def check_agent_specs(cfg: Settings, keys: Iterable[str]) -> None:
     """Make each agent named in the fields ``keys`` (a spec or a list of specs) once, and have
     it accept the config's rules (a checkpoint plays only its own).
 

@@ -1,5 +1,6 @@
-"""A run folder's life (``train.py`` and ``train_rllib.py``): one process at a time, and a full
-disk said in one line with nothing written before lost.
+"""A run folder's life (``train.py`` and ``train_rllib.py``): one process at a time, ``--fresh``,
+the config it was started with and what a rerun may change, and a full disk said in one line
+with nothing written before lost.
 
 :func:`hold_run_folder` takes an operating-system lock (``filelock``) on ``.NAME.lock`` beside
 the folder ``NAME``, for as long as the run lasts; a second run of the same folder is refused
@@ -17,17 +18,19 @@ where it strikes mid-run, said in one line naming the folder and the space to fr
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 import shutil
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from agents.train_config import ConfigError
+from agents.files import replace_whole
+from agents.training.config import ConfigError
 
 
 class RunFolderBusy(ConfigError):
@@ -143,3 +146,51 @@ def _skipping_full_disk(previous: Callable[[Args], object]) -> Callable[[Args], 
             previous(args)
 
     return hook
+
+
+MAY_CHANGE = ("total_timesteps", "progress", "eval_processes", "teacher_processes")
+"""Config fields a rerun of a run folder may change: how long it trains, and what cannot change
+its results (the progress bar, the evaluator's and the teacher's process counts, whose results
+do not depend on them)."""
+
+RETIRED = {"fused_features": False, "imitation_replay": 0, "latest_prob": 0.5, "engine_threads": 1}
+"""Fields of earlier versions' configs, each with the one value that this version still trains
+the same way (a run started with another value cannot be continued)."""
+
+
+def changed_fields(saved: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
+    """The fields whose values in ``now`` differ from the run's ``saved`` config, bar
+    :data:`MAY_CHANGE`; a :data:`RETIRED` field counts when it was saved with another value
+    than the one this version trains with."""
+    changed = [k for k, v in now.items() if k not in MAY_CHANGE and saved.get(k) != v]
+    changed += [k for k, v in saved.items() if k in RETIRED and k not in now and v != RETIRED[k]]
+    return sorted(changed)
+
+
+def write_config(folder: Path, cfg: Any) -> None:
+    """Make ``folder`` (with the space a run needs: :func:`check_space`) and write the dataclass
+    ``cfg`` into it as ``config.yaml``, replaced whole.
+
+    Raises:
+        ConfigError: if the disk lacks the space.
+    """
+    import yaml  # the [train] extra
+
+    check_space(folder)  # a full disk: one line, before anything is written
+    quiet_full_disk_in_threads()
+    folder.mkdir(parents=True, exist_ok=True)
+    text = yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False)
+    replace_whole(folder / "config.yaml", text.encode("utf-8"))
+
+
+@contextmanager
+def open_run_folder(folder: Path, fresh: bool) -> Iterator[None]:
+    """Hold ``folder`` for this run (:func:`hold_run_folder`); with ``fresh``, delete it first.
+
+    Raises:
+        RunFolderBusy: if another process holds it (nothing is touched).
+    """
+    with hold_run_folder(folder):
+        if fresh and folder.exists():
+            shutil.rmtree(folder)
+        yield

@@ -23,14 +23,14 @@ import json
 import sys
 from collections.abc import Sequence
 
-from agents.cli.bench import add_bench_parser, run_bench
-from agents.cli.benchmark import add_benchmark_parsers, run_benchmark, run_leaderboard
-from agents.cli.evaluate import add_eval_parser, run_eval
-from agents.cli.options import Parser, add_rules_options, fail, rules_of, split_specs
-from agents.cli.play import add_play_parser, run_play
-from agents.cli.serve import add_serve_parser, run_serve
 from agents.errors import AgentError
 from agents.registry import make_agent
+from allfives_cli.bench import add_bench_parser, run_bench
+from allfives_cli.benchmark import add_benchmark_parsers, run_benchmark, run_leaderboard
+from allfives_cli.evaluate import add_eval_parser, run_eval
+from allfives_cli.options import Parser, add_rules_options, fail, rules_of, split_specs
+from allfives_cli.play import add_play_parser, run_play
+from allfives_cli.serve import add_serve_parser, run_serve
 from allfives_env.core.errors import AllFivesError
 
 

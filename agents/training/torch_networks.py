@@ -1,17 +1,14 @@
 """The network ``train.py`` trains: the scorer actor and its critic, in torch.
 
-The actor computes what :class:`agents.networks.ScorerPolicy` computes (its NumPy twin, which
-plays the checkpoints): a tanh trunk on the global observation gives ``h``; each placement's
+The actor computes what :class:`agents.numpy_networks.ScorerPolicy` computes (its NumPy twin,
+which plays the checkpoints): a tanh trunk on the global observation gives ``h``; each placement's
 features ``f_a`` go through a small ReLU network shared by every placement, ``φ(f_a)``;
 the trunk gives a context ``c(h)`` and a per-action-id term ``u(h)``; ``logit[a] = φ(f_a)·c(h)
 + u(h)[a]`` (DRAW and PASS: ``u`` alone). The learner so weighs each placement's public
-outlook by what the position calls for, with one set of weights for all placements. With
-``fused`` features, ``φ``'s first layer also reads the trunk's output: ``relu(W f_a + P h +
-b)``, so that each placement's features are read in the light of the whole position (the hand
-it leaves, the scores), not only weighed by it afterwards. With tile
+outlook by what the position calls for, with one set of weights for all placements. With tile
 features (the layout's ``slots`` set), ``f_a`` ends with the tile's pips, the pips it leaves
 open, the slot's one-hot and the slot's observation entries, in
-:meth:`~agents.networks.ScorerLayout.features`' order.
+:meth:`~agents.numpy_networks.ScorerLayout.features`' order.
 
 The critic is a separate tanh MLP on the global observation, or, when the trainer gives it
 ``privileged`` entries, on those instead (the full position, every hand included, and the
@@ -27,7 +24,7 @@ import numpy as np
 import torch as th
 from torch import nn
 
-from agents.networks import ScorerLayout, ScorerPolicy
+from agents.numpy_networks import ScorerLayout, ScorerPolicy
 from allfives_env.envs.blocks import LOOKAHEAD_SIZE, OUTLOOK_SIZE, SLOT_FEATURES
 
 
@@ -58,7 +55,6 @@ class ScorerNet(nn.Module):
         context: size of the context vector and of ``φ``.
         privileged: entries the critic reads instead of the global observation (0: none).
         feature: hidden layer sizes of ``φ`` before its last layer (of size ``context``).
-        fused: ``φ``'s first layer also reads the trunk's output (see the module docstring).
     """
 
     def __init__(
@@ -69,7 +65,6 @@ class ScorerNet(nn.Module):
         context: int,
         privileged: int = 0,
         feature: tuple[int, ...] = (),
-        fused: bool = False,
     ):
         super().__init__()
         self.layout = layout
@@ -80,7 +75,6 @@ class ScorerNet(nn.Module):
         self.feature = nn.ModuleList(
             [_linear(a, b, np.sqrt(2)) for a, b in itertools.pairwise(sizes)]
         )
-        self.fuse = _linear(actor[-1], sizes[1], np.sqrt(2)) if fused else None
         self.action = _linear(actor[-1], layout.num_actions, 0.01)
         self.privileged = privileged
         self.critic = nn.Sequential(_mlp([privileged or g, *critic]), _linear(critic[-1], 1, 1.0))
@@ -130,11 +124,8 @@ class ScorerNet(nn.Module):
         u = self.action(h)
         b, a = mask[:, : lay.placements].nonzero(as_tuple=True)
         phi = self._features(x, b, a)
-        for i, layer in enumerate(self.feature):
-            pre = layer(phi)
-            if i == 0 and self.fuse is not None:
-                pre = pre + self.fuse(h)[b]
-            phi = th.relu(pre)
+        for layer in self.feature:
+            phi = th.relu(layer(phi))
         scores = (phi * c[b]).sum(dim=1)
         out: th.Tensor = u.index_put((b, a), scores, accumulate=True).masked_fill(~mask, -1e9)
         return out
@@ -165,5 +156,4 @@ class ScorerNet(nn.Module):
             pair(self.context),
             [pair(layer) for layer in self.feature if isinstance(layer, nn.Linear)],
             pair(self.action),
-            pair(self.fuse) if self.fuse is not None else None,
         )

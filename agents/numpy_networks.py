@@ -10,8 +10,8 @@ Two kinds, told apart by the ``kind`` entry of the weights file:
   With *tile features* (:attr:`ScorerLayout.slots` set), ``f_a`` also says what the placement
   is: the tile's pips, the pips it leaves open, its slot, and that slot's entries of the
   observation (all read from the observation and the action id).
-  The trained torch module is :class:`agents.policy_net.ScorerNet`; both compute the same
-  function (a test compares them).
+  The trained torch module is :class:`agents.training.torch_networks.ScorerNet`; both compute
+  the same function (a test compares them).
 * :class:`MlpPolicy` (the default, for checkpoints of allfives 0.1): an MLP on the whole
   observation, plus the shared per-action skip weights of that version.
 
@@ -187,7 +187,8 @@ class ScorerPolicy:
         feature: the layers of ``φ`` (each ReLU), from a placement's features.
         action: the layer from the trunk's output to the per-action-id term ``u``.
         fuse: the layer from the trunk's output into ``φ``'s first layer (``None``: ``φ``
-            reads the placement's features alone).
+            reads the placement's features alone; only checkpoints of allfives 0.11–0.14
+            trained with ``fused_features`` have one, and they still play).
     """
 
     layout: ScorerLayout

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from agents.cli.options import fail, positive_int, seconds
+from allfives_cli.options import fail, positive_int, seconds
 from allfives_env import bench
 from allfives_env.core.rules import PRESETS, Rules
 

@@ -1,0 +1,27 @@
+"""What training needs, for both trainers (``train.py``, ``train_rllib.py``), the tools and the
+benchmark's best response. Needs the ``[train]`` extra (torch, tyro, yaml, tensorboard...).
+
+Shared by both trainers:
+
+- :mod:`agents.training.config` — the shared fields (:class:`~agents.training.config.Settings`),
+  their checks, the YAML file and the command line, one-line errors;
+- :mod:`agents.training.run_folder` — a run folder's life: its lock, ``--fresh``,
+  ``config.yaml`` and what a rerun may change, a full disk;
+- :mod:`agents.training.entry` — a trainer's command: its extras, Ctrl-C and SIGTERM, the exit
+  statuses.
+
+Self-play on the batched engine (``train.py``), read top to bottom in
+:mod:`agents.training.selfplay`:
+
+- :mod:`agents.training.selfplay_config` — its config and command line;
+- :mod:`agents.training.table` — the learner's games and the pool of who sits at them;
+- :mod:`agents.training.torch_networks` — the learner's network in torch (the twin of the NumPy
+  one that plays, :mod:`agents.numpy_networks`);
+- :mod:`agents.training.learner` — rollouts, PPO's update, the warm start's imitation;
+- :mod:`agents.training.teacher` — a search agent's values as the warm start's targets;
+- :mod:`agents.training.evaluation` — evaluation during and after training, the report;
+- :mod:`agents.training.run`, :mod:`agents.training.resume` — the run's record and its resume
+  points.
+
+Nothing is imported here: each module is imported where it is used.
+"""

@@ -1,0 +1,354 @@
+"""The learner: the network and its optimizer at the table; a rollout's collection, GAE, PPO's
+clipped update, and the warm start's imitation (of a teacher's choices or of its values) with
+its refit over every position it met.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from agents.training.run import Run
+    from agents.training.selfplay_config import Config
+    from agents.training.table import Pool
+    from allfives_env.vector.single_agent import LearnerBatch
+
+
+@dataclass
+class Rollout:
+    """One rollout's tensors, (num_steps, num_envs, …)."""
+
+    obs: Any
+    privileged: Any
+    masks: Any
+    actions: Any
+    labels: Any
+    targets: Any
+    logprobs: Any
+    rewards: Any
+    dones: Any
+    values: Any
+
+
+def new_rollout(cfg: Config, obs_size: int, privileged: int, num_actions: int) -> Rollout:
+    """Zeroed tensors (``targets`` is empty unless the warm start imitates values)."""
+    import torch as th
+
+    t, n = cfg.num_steps, cfg.num_envs
+    soft = cfg.imitation_targets == "values" and cfg.imitation_samples > 0
+    return Rollout(
+        obs=th.zeros((t, n, obs_size)),
+        privileged=th.zeros((t, n, privileged)),
+        masks=th.zeros((t, n, num_actions), dtype=th.bool),
+        actions=th.zeros((t, n), dtype=th.long),
+        labels=th.zeros((t, n), dtype=th.long),
+        targets=th.zeros((t, n, num_actions) if soft else (0,)),
+        logprobs=th.zeros((t, n)),
+        rewards=th.zeros((t, n)),
+        dones=th.zeros((t, n)),
+        values=th.zeros((t, n)),
+    )
+
+
+@dataclass
+class Replayed:
+    """What the warm start learns from in one rollout, flattened to (num_steps * num_envs,
+    …): kept for the refit (``imitation_refit_epochs``)."""
+
+    obs: Any
+    privileged: Any
+    masks: Any
+    labels: Any
+    targets: Any
+    """The teacher's target distributions, or ``None`` when it imitates choices."""
+    returns: Any
+    """The critic's targets, as computed when the rollout was played."""
+
+    def to_numpy(self) -> dict[str, Any]:
+        """Its arrays, to save in a resume point (``targets`` left out when ``None``)."""
+        return {k: v.numpy() for k, v in vars(self).items() if v is not None}
+
+
+class Learner:
+    """The network, its optimizer, and the table it plays at."""
+
+    def __init__(self, cfg: Config, run: Run, pool: Pool, batch: LearnerBatch):
+        import torch as th
+
+        from agents.numpy_networks import ScorerLayout
+        from agents.training.torch_networks import ScorerNet
+
+        self.cfg = cfg
+        self.run = run
+        self.pool = pool
+        self.batch = batch
+        layout = ScorerLayout.of(batch.encoding, cfg.tile_features)
+        enc = batch.encoding
+        privileged = enc.state_size + enc.num_players if cfg.critic_state else 0
+        self.net = ScorerNet(
+            layout,
+            cfg.actor_arch,
+            cfg.critic_arch,
+            cfg.context_dim,
+            privileged,
+            tuple(cfg.feature_arch),
+        )
+        self.optimizer = th.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        self.rollout = new_rollout(cfg, enc.obs_size, privileged, enc.num_actions)
+        self.teacher: Any = None
+        self.teacher_rng: Any = None
+
+    def close_teacher(self) -> None:
+        """Stop the teacher's worker processes, if it has any (it restarts them if asked
+        again)."""
+        close = getattr(self.teacher, "close", None)
+        if close is not None:
+            close()
+
+    def state_now(self) -> tuple[Any, Any]:
+        """The learner's observations and masks in every game now."""
+        import torch as th
+
+        vg = self.batch.vg
+        return th.from_numpy(vg.observe().copy()), th.from_numpy(vg.masks() > 0)
+
+    def privileged(self) -> Any:
+        """What the critic sees besides the observation: the full position of every game and
+        the learner's seat (one-hot); an empty tensor without ``critic_state``."""
+        import torch as th
+
+        batch = self.batch
+        if not self.cfg.critic_state:
+            return th.zeros((batch.num_envs, 0))
+        seats = np.eye(batch.rules.num_players, dtype=np.float32)[batch.seats]
+        return th.from_numpy(np.concatenate([batch.vg.state(), seats], axis=1))
+
+    def collect(self, imitation: bool) -> dict[str, float]:
+        """Play ``num_steps`` steps in every game; fill the rollout. With ``imitation``, the
+        teacher's choice is the label (and, imitating values, its target distribution is
+        kept), and is played with chance ``teacher_prob``."""
+        import torch as th
+
+        cfg, ro, batch, timing = self.cfg, self.rollout, self.batch, self.run.timing
+        obs, masks = self.state_now()
+        privileged = self.privileged()
+        finished = won = 0
+        for t in range(cfg.num_steps):
+            t0 = time.perf_counter()
+            with th.no_grad():
+                logp = th.log_softmax(self.net.logits(obs, masks), dim=1)
+                gumbel = -th.log(-th.log(th.rand_like(logp).clamp_min(1e-20)))
+                action = (logp + gumbel).argmax(dim=1)  # a sample of the masked policy
+            labels = action
+            if imitation:
+                games = np.arange(cfg.num_envs)
+                if cfg.imitation_targets == "values":
+                    choice, targets = self.teacher.targets(batch.vg, games, self.teacher_rng)
+                    ro.targets[t] = th.from_numpy(targets)
+                else:
+                    choice = self.teacher.act_batch(batch.vg, games, self.teacher_rng)
+                teacher = th.from_numpy(np.asarray(choice))
+                play_teacher = th.rand(cfg.num_envs) < cfg.teacher_prob
+                action = th.where(play_teacher, teacher, action)
+                labels = teacher
+            ro.obs[t], ro.masks[t], ro.actions[t], ro.labels[t] = obs, masks, action, labels
+            ro.privileged[t] = privileged
+            ro.logprobs[t] = logp.gather(1, action.unsqueeze(1)).squeeze(1)
+            t1 = time.perf_counter()
+            r = batch.step(action.numpy())
+            t2 = time.perf_counter()
+            timing["policy"] += t1 - t0
+            timing["env"] += t2 - t1
+            done = r.terminated | r.truncated
+            ro.rewards[t] = th.from_numpy(r.rewards)
+            ro.dones[t] = th.from_numpy(done.astype(np.float32))
+            finished += int(r.terminated.sum())
+            won += int(r.final_won[r.terminated].sum())
+            obs, masks = th.from_numpy(r.obs), th.from_numpy(r.masks > 0)
+            privileged = self.privileged()
+        t0 = time.perf_counter()
+        with th.no_grad():  # the critic's values, in one pass over the rollout
+            size = cfg.num_steps * cfg.num_envs
+            flat = self.net.value(ro.obs.reshape(size, -1), ro.privileged.reshape(size, -1))
+            ro.values[:] = flat.reshape(cfg.num_steps, cfg.num_envs)
+            self.next_value = self.net.value(obs, privileged)
+        timing["policy"] += time.perf_counter() - t0
+        return {"episodes": finished, "won": won}
+
+    def advantages(self) -> tuple[Any, Any]:
+        """GAE advantages and returns of the rollout. An episode's end cuts the bootstrap: a
+        done flag at step t means the episode ended by action t (the next obs is a new one)."""
+        import torch as th
+
+        cfg, ro = self.cfg, self.rollout
+        adv = th.zeros_like(ro.rewards)
+        last = th.zeros(cfg.num_envs)
+        for t in reversed(range(cfg.num_steps)):
+            nonterminal = 1.0 - ro.dones[t]
+            next_value = self.next_value if t == cfg.num_steps - 1 else ro.values[t + 1]
+            delta = ro.rewards[t] + cfg.gamma * next_value * nonterminal - ro.values[t]
+            last = delta + cfg.gamma * cfg.gae_lambda * nonterminal * last
+            adv[t] = last
+        return adv, adv + ro.values
+
+    def imitation_loss(
+        self, part: tuple[Any, ...], idx: Any, stats: dict[str, float]
+    ) -> tuple[Any, Any, Any, Any]:
+        """The warm start's loss on the minibatch ``idx`` of ``part`` (obs, privileged, masks,
+        labels, targets, returns: :class:`Replayed`'s fields in order): cross-entropy on the
+        teacher's labels or target distributions plus the critic's regression. Returns (loss,
+        policy loss, value loss, entropy); sets ``stats["imitation_accuracy"]``."""
+        import torch as th
+        from torch import nn
+
+        obs, privileged, masks, labels, targets, returns = part
+        logits = self.net.logits(obs[idx], masks[idx])
+        logp = th.log_softmax(logits, dim=1)
+        value = self.net.value(obs[idx], privileged[idx])
+        v_loss = 0.5 * ((value - returns[idx]) ** 2).mean()
+        entropy = -(logp.exp() * logp).sum(dim=1).mean()
+        if targets is not None:
+            pg_loss = soft_cross_entropy(logp, targets[idx])
+        else:
+            pg_loss = nn.functional.cross_entropy(logits, labels[idx])
+        stats["imitation_accuracy"] = float((logits.argmax(1) == labels[idx]).float().mean())
+        return pg_loss + self.cfg.vf_coef * v_loss, pg_loss, v_loss, entropy
+
+    def descend(self, loss: Any) -> None:
+        """One optimizer step on ``loss``, the gradient's norm clipped to ``max_grad_norm``."""
+        from torch import nn
+
+        self.optimizer.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(self.net.parameters(), self.cfg.max_grad_norm)
+        self.optimizer.step()
+
+    def keep(self, part: Replayed) -> None:
+        """Save one warm-start rollout's positions for the refit, as ``positions/NNNN.npz``
+        (NNNN the rollout's index: a rollout played again after a resume overwrites its file;
+        written atomically)."""
+        self.run.positions_dir.mkdir(parents=True, exist_ok=True)
+        path = self.run.kept_file(self.run.imitated // (self.cfg.num_envs * self.cfg.num_steps))
+        tmp = path.with_suffix(".tmp")
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, **part.to_numpy())
+        os.replace(tmp, path)
+
+    def kept(self) -> tuple[Any, ...]:
+        """Every warm-start rollout's positions kept so far, end to end, in the field order of
+        :class:`Replayed` (read into tensors allocated once: the refit's memory is the
+        positions' own)."""
+        import torch as th
+
+        paths = self.run.kept_files(self.run.imitated)
+        names = [f.name for f in dataclasses.fields(Replayed)]
+        out: dict[str, Any] = {}
+        at = 0
+        for path in paths:
+            with np.load(path) as data:
+                n = len(data["obs"])
+                for k in names:
+                    if k in data.files:
+                        a = data[k]
+                        if k not in out:
+                            out[k] = th.empty(
+                                (n * len(paths), *a.shape[1:]), dtype=th.from_numpy(a[:0]).dtype
+                            )
+                        out[k][at : at + n] = th.from_numpy(a)
+            at += n
+        return tuple(out.get(k) for k in names)
+
+    def refit(self) -> dict[str, float]:
+        """``imitation_refit_epochs`` passes over every position the warm start kept
+        (:meth:`kept`), shuffled, in the warm start's minibatches, the rate annealed linearly
+        from ``learning_rate`` to 0 over them; returns the last minibatch's statistics and the
+        number of positions."""
+        import torch as th
+
+        cfg = self.cfg
+        t0 = time.perf_counter()
+        part = self.kept()
+        size = part[0].shape[0]
+        minibatch = cfg.num_envs * cfg.num_steps // cfg.num_minibatches
+        total = cfg.imitation_refit_epochs * -(-size // minibatch)
+        stats: dict[str, float] = {}
+        done = 0
+        for _ in range(cfg.imitation_refit_epochs):
+            order = th.randperm(size)
+            for start in range(0, size, minibatch):
+                self.optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1 - done / total)
+                loss, pg_loss, v_loss, _ = self.imitation_loss(
+                    part, order[start : start + minibatch], stats
+                )
+                self.descend(loss)
+                done += 1
+        stats.update(policy_loss=pg_loss.item(), value_loss=v_loss.item(), positions=size)
+        self.run.timing["update"] += time.perf_counter() - t0
+        return stats
+
+    def update(self, imitation: bool) -> dict[str, float]:
+        """PPO's clipped update (or, with ``imitation``, cross-entropy on the teacher's
+        labels or target distributions) and the critic's regression, over ``update_epochs``
+        epochs (``imitation_epochs`` in the warm start)."""
+        import torch as th
+
+        cfg, ro = self.cfg, self.rollout
+        t0 = time.perf_counter()
+        adv, returns = self.advantages()
+        size = cfg.num_steps * cfg.num_envs
+        obs = ro.obs.reshape(size, -1)
+        privileged = ro.privileged.reshape(size, -1)
+        masks = ro.masks.reshape(size, -1)
+        actions, labels = ro.actions.reshape(size), ro.labels.reshape(size)
+        soft = imitation and cfg.imitation_targets == "values"
+        targets = ro.targets.reshape(size, -1) if soft else None
+        logprobs, adv, returns = ro.logprobs.reshape(size), adv.reshape(size), returns.reshape(size)
+        minibatch = size // cfg.num_minibatches
+        now = Replayed(obs, privileged, masks, labels, targets, returns)
+        if imitation and cfg.imitation_refit_epochs > 0:
+            self.keep(now)
+        epochs = cfg.imitation_epochs if imitation else cfg.update_epochs
+        stats: dict[str, float] = {}
+        for _ in range(epochs):
+            order = th.randperm(size)
+            for start in range(0, size, minibatch):
+                idx = order[start : start + minibatch]
+                if imitation:
+                    part = (obs, privileged, masks, labels, targets, returns)
+                    loss, pg_loss, v_loss, entropy = self.imitation_loss(part, idx, stats)
+                else:
+                    logits = self.net.logits(obs[idx], masks[idx])
+                    logp = th.log_softmax(logits, dim=1)
+                    value = self.net.value(obs[idx], privileged[idx])
+                    v_loss = 0.5 * ((value - returns[idx]) ** 2).mean()
+                    entropy = -(logp.exp() * logp).sum(dim=1).mean()
+                    chosen = logp.gather(1, actions[idx].unsqueeze(1)).squeeze(1)
+                    ratio = (chosen - logprobs[idx]).exp()
+                    a = adv[idx]
+                    a = (a - a.mean()) / (a.std() + 1e-8)
+                    pg_loss = th.max(
+                        -a * ratio, -a * th.clamp(ratio, 1 - cfg.clip_coef, 1 + cfg.clip_coef)
+                    ).mean()
+                    loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+                    stats["clip_fraction"] = float(
+                        ((ratio - 1).abs() > cfg.clip_coef).float().mean()
+                    )
+                self.descend(loss)
+        stats.update(policy_loss=pg_loss.item(), value_loss=v_loss.item(), entropy=entropy.item())
+        self.run.timing["update"] += time.perf_counter() - t0
+        return stats
+
+
+def soft_cross_entropy(logp: Any, targets: Any) -> Any:
+    """The warm start's loss on a teacher's target distributions: ``−Σ p·log π`` over the
+    actions with ``p > 0`` (the illegal ones have ``p = 0`` and ``log π = −inf``), averaged
+    over the batch. ``logp`` and ``targets`` are (B, num_actions) tensors."""
+    import torch as th
+
+    return -th.where(targets > 0, targets * logp, 0.0).sum(dim=1).mean()

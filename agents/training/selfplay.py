@@ -1,0 +1,176 @@
+"""Self-play training on the batched engine, top to bottom: what ``train.py`` runs.
+
+1. The config — :class:`~agents.training.selfplay_config.Config`.
+2. The table — :func:`~agents.training.table.make_table`: ``num_envs`` games on the batched
+   engine, the learner at one seat of each, every other seat drawn each episode from a
+   :class:`~agents.training.table.Pool` of baseline agents and the learner's frozen snapshots.
+3. The network — :class:`agents.training.torch_networks.ScorerNet`, held with its optimizer by
+   the :class:`~agents.training.learner.Learner`.
+4. The warm start — imitation of a teacher (its choices, or a search's values:
+   :class:`agents.training.teacher.SearchTeacher`), then, optionally, a refit over every
+   position it met.
+5. PPO — :meth:`~agents.training.learner.Learner.collect` a rollout,
+   :meth:`~agents.training.learner.Learner.update`; snapshots into the pool; periodic
+   evaluation (:mod:`agents.training.evaluation`); a resume point after every update
+   (:mod:`agents.training.resume`).
+6. The end — :func:`~agents.training.evaluation.finish`: ``best.zip`` settled, its final
+   evaluation, ``report.json`` and ``learning_curve.png``.
+
+``python -m agents.training.selfplay`` runs it as ``train.py`` does (the benchmark's best
+response runs it so, from an installed package).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from agents.training.entry import INTERRUPTS, Session, run_command
+from agents.training.evaluation import evaluate_now, finish, log
+from agents.training.learner import Learner
+from agents.training.resume import load_resume_point, restore, save_resume_point, seed_everything
+from agents.training.run import Run, say
+from agents.training.run_folder import open_run_folder, write_config
+from agents.training.selfplay_config import PROG, Config, parse_args
+from agents.training.table import Pool, make_table
+
+
+def train(cfg: Config, run: Run, saved: dict[str, Any] | None) -> None:
+    """The warm start and PPO, from the start or from ``saved`` (a resume point)."""
+    import torch as th
+    from torch.utils.tensorboard import SummaryWriter
+
+    from agents.training.teacher import SearchTeacher
+    from allfives_env.vector import set_num_threads
+    from allfives_env.vector.agents import batch_agent
+    from allfives_env.vector.engine import policy_rng
+
+    th.set_num_threads(cfg.torch_threads)
+    set_num_threads(1)  # the engine's: torch's threads share the same cores
+    seed_everything(cfg)
+    say(cfg, "making the table of games and the network (compiling the engine the first time)")
+    pool = Pool(cfg, run.spec())
+    batch = make_table(cfg, pool)
+    learner = Learner(cfg, run, pool, batch)
+    if cfg.imitation_targets == "values":
+        learner.teacher = SearchTeacher(
+            cfg.imitation_teacher, cfg.imitation_temperature, cfg.teacher_processes
+        )
+    else:
+        learner.teacher = batch_agent(cfg.imitation_teacher)
+    learner.teacher_rng = policy_rng(cfg.seed + 17, cfg.num_envs)
+    writer = SummaryWriter(str(run.dir / "tb"))
+    if saved is None:
+        pool.add(learner.net.to_numpy())  # the untrained policy: the first snapshot
+        batch.reset(cfg.seed)
+        evaluate_now(learner, "untrained", writer)
+    else:
+        restore(learner, saved)
+    bar = None
+    total = cfg.imitation_samples + cfg.total_timesteps
+    if cfg.progress:
+        from tqdm import tqdm
+
+        done = run.imitated + run.step
+        bar = tqdm(total=total, initial=done, unit="step", dynamic_ncols=True, file=sys.stderr)
+    per_rollout = cfg.num_envs * cfg.num_steps
+    started = time.perf_counter()
+    try:
+        while run.imitated < cfg.imitation_samples:  # 4. the warm start
+            if cfg.imitation_anneal_lr:
+                frac = 1.0 - run.imitated / cfg.imitation_samples
+                learner.optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
+            info = learner.collect(imitation=True)
+            stats = learner.update(imitation=True)
+            run.imitated += per_rollout
+            log(writer, run, info, stats, run.imitated, "imitation")
+            if bar is not None:
+                bar.update(per_rollout)
+                bar.set_postfix(imitation=f"{stats['imitation_accuracy']:.2f}")
+            if run.imitated >= cfg.imitation_samples:
+                learner.close_teacher()  # its worker processes, before the evaluation's
+                if cfg.imitation_refit_epochs > 0:
+                    refit = learner.refit()
+                    log(writer, run, {"episodes": 0}, refit, run.imitated, "refit")
+                    print(
+                        f"refit: {cfg.imitation_refit_epochs} epochs over the warm start's "
+                        f"{int(refit['positions']):,} positions",
+                        flush=True,
+                    )
+                pool.add(learner.net.to_numpy())
+                evaluate_now(learner, "imitation", writer)
+            run.seconds += time.perf_counter() - started
+            started = time.perf_counter()
+            save_resume_point(learner)
+            if run.imitated >= cfg.imitation_samples:
+                shutil.rmtree(run.positions_dir, ignore_errors=True)  # learned from
+            INTERRUPTS.check()
+        while run.step < cfg.total_timesteps:  # 5. PPO
+            if cfg.anneal_lr:
+                frac = 1.0 - run.step / cfg.total_timesteps
+                learner.optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
+            info = learner.collect(imitation=False)
+            stats = learner.update(imitation=False)
+            run.step += per_rollout
+            log(writer, run, info, stats, run.imitated + run.step, "ppo")
+            if bar is not None:
+                bar.update(per_rollout)
+            if run.step >= run.next_snapshot:
+                pool.add(learner.net.to_numpy())
+                run.next_snapshot += cfg.snapshot_every
+            if run.step >= run.next_eval or run.step >= cfg.total_timesteps:
+                evaluate_now(learner, "ppo", writer)
+                run.next_eval += cfg.eval_every
+                if bar is not None:
+                    last = run.history[-1]["results"]
+                    bar.set_postfix({s: f"{r['win_rate']:.2f}" for s, r in last.items()})
+            run.seconds += time.perf_counter() - started
+            started = time.perf_counter()
+            save_resume_point(learner)
+            INTERRUPTS.check()
+    finally:
+        learner.close_teacher()
+        if bar is not None:
+            bar.close()
+        writer.close()
+
+
+def main(argv: Sequence[str] | None = None, noted: bool = False) -> int:
+    """Train as the command line says (``sys.argv`` by default); return the exit status.
+    ``noted``: a Ctrl-C came before (see :mod:`agents.training.entry`)."""
+    args = sys.argv[1:] if argv is None else argv
+    return run_command(Session(PROG), lambda session: _run(session, args), noted)
+
+
+def _run(session: Session, argv: Sequence[str]) -> int:
+    """The run folder's life around :func:`train`: fresh, resumed, complete or refused."""
+    command = parse_args(argv)
+    cfg = command.cfg
+    run = Run(cfg, command.runs)
+    with open_run_folder(run.dir, command.fresh):  # one process a run folder
+        session.folder, session.resumable = run.dir, run.state_file.exists
+        saved = load_resume_point(run, cfg)
+        if saved is not None:
+            done = saved["num_timesteps"]
+            if done >= cfg.total_timesteps and run.report_file.exists():
+                print(f"{run.dir} is complete ({done:,} steps): {run.report_file}")
+                return 0
+            print(f"resuming {run.dir} from step {done:,}", flush=True)
+        write_config(run.dir, cfg)
+        warm = f" after a warm start of {cfg.imitation_samples:,}" if cfg.imitation_samples else ""
+        say(cfg, f"run {cfg.name!r}: {cfg.rules().describe()}, {cfg.total_timesteps:,} steps of "
+            f"PPO{warm}, into {run.dir}/ (config.yaml holds every setting)")  # fmt: skip
+        INTERRUPTS.check()
+        train(cfg, run, saved)
+        final = finish(cfg, run)
+    print(json.dumps(final["final_eval"], indent=1))
+    print(f"report: {run.report_file}\ncurve: {run.curve_file}\nbest: {run.best}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

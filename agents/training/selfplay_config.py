@@ -1,0 +1,175 @@
+"""``train.py``'s config: the shared :class:`~agents.training.config.Settings` and the fields of
+self-play on the batched engine (its table, network, warm start and pool); its command line.
+
+Every field has a one-line docstring (``train.py --help`` prints them); ``configs/*.yaml`` use
+exactly these names; ``--field value`` overrides. Anything wrong is one :class:`ConfigError`
+line (exit 2) before anything runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated
+
+import tyro  # the [train] extra: the command line
+
+from agents.training import config as train_config
+from agents.training.config import (
+    ConfigError,
+    Settings,
+    check_agent_specs,
+    config_path,
+    parse_command,
+    raise_first,
+)
+
+__all__ = ["PROG", "TARGETS", "Command", "Config", "ConfigError", "load_yaml", "parse_args"]
+
+PROG = "train.py"
+"""How the trainer names itself in its one-line errors."""
+TARGETS = ("choice", "values")
+"""What the warm start may imitate (``imitation_targets``)."""
+
+
+@dataclass
+class Config(Settings):
+    """Everything a training run depends on; the field names are the YAML keys."""
+
+    num_envs: int = 256
+    """Games stepped together on the batched engine."""
+    num_steps: int = 64
+    """Steps per game per rollout (a rollout is num_envs × num_steps learner steps)."""
+    num_minibatches: int = 8
+    """Minibatches per rollout in each PPO epoch."""
+    anneal_lr: bool = True
+    """Anneal the learning rate linearly to 0 over total_timesteps."""
+    context_dim: int = 32
+    """Size of the context vector that weighs each placement's features."""
+    feature_arch: list[int] = field(default_factory=list)
+    """Hidden layer sizes of the network each placement's features go through (before its
+    last layer, of context_dim)."""
+    tile_features: bool = False
+    """Each placement's features also say what it is: the tile's pips, the pips it leaves open,
+    its slot and that slot's observation entries (the network reads them from the observation
+    and the action id)."""
+    imitation_samples: int = 500_000
+    """Learner steps of the warm start (imitation of imitation_teacher); 0: none."""
+    imitation_epochs: int = 2
+    """Passes over each rollout in the warm start (over it and the replayed ones, with
+    imitation_replay)."""
+    imitation_refit_epochs: int = 0
+    """After the warm start, passes over every position it met, all together and shuffled, in
+    its minibatches, the rate annealed linearly from learning_rate to 0 over them: the teacher's
+    targets learned from as one data set rather than only a rollout at a time as they come. The
+    positions are kept in the run folder as the warm start goes (``positions/``, a few MB a
+    rollout, removed once learned from) and held in memory for the refit (about 7 KB a position
+    at ``strong.yaml``'s observation). 0: none."""
+    imitation_teacher: str = "heuristic"
+    """The agent imitated in the warm start."""
+    teacher_prob: float = 0.5
+    """In the warm start, the chance the teacher's move is played (else the learner's)."""
+    start_scores: float = 0.0
+    """The chance that a learner's match begins at random scores (each side's uniform over the
+    scores below the target), in the warm start and PPO alike, to meet more matches' ends;
+    evaluations always begin at 0."""
+    imitation_targets: str = "choice"
+    """What the warm start imitates: the teacher's ``choice`` (its action), or its ``values``
+    (a search teacher's value of every legal action, the target softmax(value /
+    imitation_temperature); the teacher must be batchsearch, or search without a time budget)."""
+    imitation_temperature: float = 2.0
+    """Temperature of the ``values`` targets, in points."""
+    imitation_anneal_lr: bool = False
+    """Anneal the learning rate linearly to 0 over the warm start (else it stays constant)."""
+    teacher_processes: int = 1
+    """Worker processes valuing positions for a ``values`` teacher (results do not depend on it)."""
+    baselines: list[str] = field(default_factory=lambda: ["heuristic", "heuristic", "greedy"])
+    """Baseline agent specs that may take an opponent's (or the partner's) seat, drawn
+    uniformly from the list (repeat a spec to weigh it)."""
+    baseline_prob: float = 1.0
+    """Chance that a seat goes to a baseline rather than a snapshot."""
+
+    def check(self) -> None:
+        """Validate every field, before anything runs (the agents named are made once).
+
+        Raises:
+            ConfigError: naming the first bad field.
+        """
+        checks = self.checks(
+            seed_limit=2**32,  # what NumPy's seeding takes
+            at_least_1=(
+                "num_envs", "num_steps", "num_minibatches", "context_dim", "imitation_epochs",
+                "teacher_processes",
+            ),
+            at_least_0=("imitation_samples", "total_timesteps", "imitation_refit_epochs"),
+            unit=("baseline_prob", "teacher_prob", "start_scores"),
+            positive=("imitation_temperature",),
+        )  # fmt: skip
+        checks.append(
+            (
+                self.imitation_targets in TARGETS,
+                "imitation_targets",
+                f"one of {', '.join(TARGETS)}",
+            )
+        )
+        checks.append(
+            (
+                self.total_timesteps + self.imitation_samples > 0,
+                "total_timesteps",
+                "positive when imitation_samples is 0 (something must train)",
+            )
+        )
+        checks.append(
+            (
+                self.num_envs * self.num_steps % self.num_minibatches == 0,
+                "num_minibatches",
+                "a divisor of num_envs × num_steps",
+            )
+        )
+        raise_first(self, checks)
+        check_agent_specs(self, ("baselines", "eval_opponents", "imitation_teacher"))
+        if self.imitation_targets == "values":
+            from agents.registry import value_agent
+
+            try:
+                value_agent(self.imitation_teacher)
+            except ValueError as e:
+                raise ConfigError(f"imitation_teacher: {e}") from None
+
+
+@dataclass
+class Command:
+    """Self-play training of an All Fives agent on the batched engine (``train.py``)."""
+
+    config: Path | None = None
+    """A YAML file of config fields (the field names below); command-line flags override it."""
+    fresh: bool = False
+    """Delete the run folder and start over."""
+    runs: Path = Path("runs")
+    """Where run folders go."""
+    cfg: Annotated[Config, tyro.conf.OmitArgPrefixes] = field(default_factory=Config)
+
+
+def load_yaml(path: Path) -> Config:
+    """The default config updated by the YAML file at ``path``.
+
+    Raises:
+        ConfigError: if the file cannot be read, is not a mapping, or names an unknown key.
+    """
+    return train_config.load_yaml(path, Config())
+
+
+def parse_args(argv: Sequence[str]) -> Command:
+    """The command line: ``--config FILE``, ``--fresh``, ``--runs DIR`` and ``--<field> VALUE``
+    for each config field (tyro; ``--help`` lists every field with its doc). Errors are one line.
+    """
+    path = config_path(argv)
+    default = Command(config=path, cfg=load_yaml(path) if path is not None else Config())
+    description = (
+        "Self-play training of an All Fives agent: imitation of the heuristic, then PPO, on the "
+        "batched engine."
+    )
+    command = parse_command(Command, default, argv, PROG, description)
+    command.cfg.check()
+    return command
