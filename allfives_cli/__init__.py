@@ -28,7 +28,7 @@ from agents.registry import make_agent
 from allfives_cli.bench import add_bench_parser, run_bench
 from allfives_cli.benchmark import add_benchmark_parsers, run_benchmark, run_leaderboard
 from allfives_cli.evaluate import add_eval_parser, run_eval
-from allfives_cli.options import Parser, add_rules_options, fail, rules_of, split_specs
+from allfives_cli.options import Parser, add_rules_options, fail, rules_from_args, split_specs
 from allfives_cli.play import add_play_parser, run_play
 from allfives_cli.serve import add_serve_parser, run_serve
 from allfives_env.core.errors import AllFivesError
@@ -84,7 +84,7 @@ def _demo(args: argparse.Namespace) -> int:
     names = split_specs(args.agents)
     if not names:
         return fail("--agents names no agent")
-    rules = rules_of(args)
+    rules = rules_from_args(args)
     if len(names) > rules.num_players:
         return fail(f"--agents names {len(names)} agents for {rules.num_players} seats")
     for name in names:

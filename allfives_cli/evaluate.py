@@ -14,7 +14,7 @@ from agents.eval.report import check_writable, table, write_json, write_png
 from agents.eval.results import Evaluation, League
 from agents.eval.runner import useful_processes
 from agents.eval.tournament import check_specs, evaluate, league
-from allfives_cli.options import add_rules_options, positive_int, rules_of
+from allfives_cli.options import add_rules_options, positive_int, rules_from_args
 
 
 def add_eval_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -68,7 +68,7 @@ def run_eval(args: argparse.Namespace, out: Callable[[str], None] = print) -> in
     if len(specs) < 2:
         raise EvalError(f"give at least two agents, not {len(specs)}")
     processes = useful_processes(args.processes)  # at most one per core
-    rules = rules_of(args)
+    rules = rules_from_args(args)
     k = rules.num_sides
     is_league = args.league or len(specs) > k
     if is_league and k != 2:

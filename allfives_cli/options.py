@@ -11,6 +11,7 @@ import sys
 from typing import NoReturn
 
 from allfives_env.core.rules import PRESETS, Rules
+from allfives_env.envs.settings import rules_of
 
 EXIT_USAGE = 2
 """The exit status of a user mistake."""
@@ -72,14 +73,13 @@ def add_rules_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def rules_of(args: argparse.Namespace) -> Rules:
-    """The rules the options of :func:`add_rules_options` name.
+def rules_from_args(args: argparse.Namespace) -> Rules:
+    """The rules the options of :func:`add_rules_options` name (:func:`rules_of`).
 
     Raises:
         RulesError: for rules the engine refuses.
     """
-    extra = {} if args.partnerships is None else {"partnerships": args.partnerships}
-    return Rules.preset(args.preset, args.players, **extra)
+    return rules_of(args.preset, args.players, args.partnerships)
 
 
 def split_specs(text: str) -> list[str]:

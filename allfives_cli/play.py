@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.play.terminal import PlayArgumentError, make_opponent, play_match, seat_specs
-from allfives_cli.options import add_rules_options, positive_int, rules_of, split_specs
+from allfives_cli.options import add_rules_options, positive_int, rules_from_args, split_specs
 
 
 def add_play_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -108,7 +108,7 @@ def run_play(args: argparse.Namespace) -> int:
     Raises:
         PlayArgumentError: for a bad seat, agent spec or save path, before the game starts.
     """
-    rules = rules_of(args)
+    rules = rules_from_args(args)
     specs = split_specs(args.opponents)
     if not specs:
         raise PlayArgumentError("--opponents names no agent")

@@ -46,10 +46,10 @@ from allfives_env.core.render import render_layout
 from allfives_env.core.rules import Rules
 from allfives_env.core.tiles import NUM_TILES, TILES
 from allfives_env.core.view import PlayerView
+from allfives_env.envs.settings import EPISODES, rules_of
 from allfives_env.envs.spaces import Encoding
 
 SHORT_NAME = "python_allfives"
-EPISODES = ("hand", "match")
 MAX_HANDS = 200
 """The bound on hands in a match that :attr:`max_game_length` assumes."""
 MOVES_PER_HAND = 28 + 28 + 29 * 4
@@ -80,7 +80,7 @@ class ParameterError(ValueError):
     """A game parameter OpenSpiel was given that the game cannot take."""
 
 
-def rules_of(params: dict[str, Any]) -> tuple[Rules, str]:
+def rules_from_params(params: dict[str, Any]) -> tuple[Rules, str]:
     """The rules and the episode kind the game parameters name.
 
     Raises:
@@ -94,15 +94,15 @@ def rules_of(params: dict[str, Any]) -> tuple[Rules, str]:
     if episode not in EPISODES:
         raise ParameterError(f"episode must be hand or match, not {episode!r}")
     partnerships = p["partnerships"]
-    extra: dict[str, Any] = {}
+    pairs: bool | None = None
     if partnerships != "default":
         if isinstance(partnerships, str):
             if partnerships not in ("true", "false"):
                 raise ParameterError(f"partnerships must be true or false, not {partnerships!r}")
             partnerships = partnerships == "true"
-        extra["partnerships"] = bool(partnerships)
+        pairs = bool(partnerships)
     try:
-        rules = Rules.preset(str(p["preset"]), int(p["players"]), **extra)
+        rules = rules_of(str(p["preset"]), int(p["players"]), pairs)
     except ValueError as e:
         raise ParameterError(str(e)) from None
     return rules, episode
@@ -113,7 +113,7 @@ class AllFivesGame(pyspiel.Game):  # type: ignore[misc]
 
     def __init__(self, params: dict[str, Any] | None = None):
         params = dict(params or {})
-        self.rules, self.episode = rules_of(params)
+        self.rules, self.episode = rules_from_params(params)
         self.encoding = Encoding(self.rules)
         bound = float(self.rules.target + 230)  # a score never passes target + a hand's worth
         length = MOVES_PER_HAND * (MAX_HANDS if self.episode == "match" else 1)

@@ -29,7 +29,8 @@ import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from allfives_env.envs.aec import EnvConfigError, raw_env
+from allfives_env.envs.aec import raw_env
+from allfives_env.envs.settings import EnvConfigError
 
 ENV_KEYS = (
     "preset",

@@ -20,7 +20,7 @@ from allfives_env import raw_env
 from allfives_env.core.errors import RecordError
 from allfives_env.core.game import new_game
 from allfives_env.core.records import record_of, replay_text
-from allfives_env.envs.aec import EnvConfigError, ResetRequiredError, UnknownAgentError
+from allfives_env.envs.settings import EnvConfigError, ResetRequiredError, UnknownAgentError
 from allfives_env.vector.errors import ActionArrayError, VectorActionError
 from allfives_env.vector.multi_agent import AllFivesMultiAgentVectorEnv
 from allfives_env.vector.single_agent import AllFivesVectorEnv

@@ -603,7 +603,7 @@ def test_aec_reset_checks_its_arguments() -> None:
 
 
 def test_aec_step_before_reset_asks_for_reset() -> None:
-    from allfives_env.envs.aec import ResetRequiredError
+    from allfives_env.envs.settings import ResetRequiredError
 
     e = raw_env()
     for call in (lambda: e.step(0), lambda: e.observe("player_0"), e.state):

@@ -20,7 +20,7 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.distribution.torch.torch_distribution import TorchCategorical
 
 from allfives_env.core.errors import IllegalActionError
-from allfives_env.envs.aec import EnvConfigError
+from allfives_env.envs.settings import EnvConfigError
 from allfives_rllib.env import AllFivesMultiAgentEnv
 from allfives_rllib.module import MASKED, MaskedActorCritic
 

@@ -107,7 +107,7 @@ def test_maskable_ppo_smoke() -> None:
 
 
 def test_after_an_error_inside_step_the_next_step_asks_for_reset() -> None:
-    from allfives_env.envs.aec import ResetRequiredError
+    from allfives_env.envs.settings import ResetRequiredError
 
     class Faulty:
         name = "faulty"
@@ -142,7 +142,7 @@ def test_after_an_error_inside_step_the_next_step_asks_for_reset() -> None:
 
 
 def test_a_step_before_reset_asks_for_reset() -> None:
-    from allfives_env.envs.aec import ResetRequiredError
+    from allfives_env.envs.settings import ResetRequiredError
 
     with pytest.raises(ResetRequiredError):
         AllFivesSingleAgentEnv().step(0)

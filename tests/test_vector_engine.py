@@ -19,7 +19,7 @@ from allfives_env.core.errors import IllegalActionError
 from allfives_env.core.game import Game
 from allfives_env.core.records import replay, save_record
 from allfives_env.core.rules import PRESETS, Rules
-from allfives_env.envs.aec import ResetRequiredError
+from allfives_env.envs.settings import ResetRequiredError
 from allfives_env.envs.spaces import Encoding
 from allfives_env.vector import (
     ActionArrayError,

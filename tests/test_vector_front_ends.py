@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("numba")
 
 from allfives_env import Rules
-from allfives_env.envs.aec import EnvConfigError, ResetRequiredError
+from allfives_env.envs.settings import EnvConfigError, ResetRequiredError
 from allfives_env.envs.spaces import Encoding
 from allfives_env.vector.errors import VectorActionError
 from allfives_env.vector.multi_agent import AllFivesMultiAgentVectorEnv

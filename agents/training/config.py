@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 from allfives_env.core.rules import Rules
+from allfives_env.envs.settings import rules_of
 
 
 class ConfigError(ValueError):
@@ -113,8 +114,7 @@ class Settings:
         Raises:
             RulesError: for an unknown preset or a bad player count.
         """
-        extra = {} if self.partnerships is None else {"partnerships": self.partnerships}
-        return Rules.preset(self.preset, self.num_players, **extra)
+        return rules_of(self.preset, self.num_players, self.partnerships)
 
     def checks(
         self,
@@ -198,7 +198,7 @@ def common_checks(
         ConfigError: if the rules cannot be made.
     """
     from allfives_env import RulesError
-    from allfives_env.envs.aec import EPISODES, FORCED, REWARDS
+    from allfives_env.envs.settings import EPISODES, FORCED, REWARDS
 
     try:
         cfg.rules()

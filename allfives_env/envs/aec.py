@@ -6,34 +6,40 @@ legal and when anything ends; :class:`~allfives_env.envs.spaces.Encoding` owns i
 
 from __future__ import annotations
 
-import operator
 import random
-import secrets
-from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from allfives_env.core.deal import Deal
-from allfives_env.core.errors import IllegalActionError, RulesError
+from allfives_env.core.errors import IllegalActionError
 from allfives_env.core.events import ActionResult
 from allfives_env.core.game import Game
 from allfives_env.core.rules import Rules
 from allfives_env.envs.blocks import feature_set
 from allfives_env.envs.rewards import points_rewards, win_rewards
+from allfives_env.envs.settings import (
+    DEFAULT_MAX_CYCLES,
+    EPISODES,
+    FORCED,
+    RENDER_MODES,
+    REWARDS,
+    EnvConfigError,
+    Episode,
+    ForcedActions,
+    ResetRequiredError,
+    RewardMode,
+    UnknownAgentError,
+    check_options,
+    check_seed,
+    choose,
+    rules_of,
+    short_repr,
+)
 from allfives_env.envs.spaces import Encoding, MaskArray, ObsArray
-
-Episode = Literal["match", "hand"]
-RewardMode = Literal["win", "points", "points+win"]
-ForcedActions = Literal["explicit", "auto"]
-
-EPISODES = ("match", "hand")
-REWARDS = ("win", "points", "points+win")
-FORCED = ("explicit", "auto")
-RENDER_MODES = ("ansi", "human", "rgb_array")
-DEFAULT_MAX_CYCLES = 10_000
 
 
 class ActionSpace(spaces.Discrete):  # type: ignore[type-arg, unused-ignore]  # generic in gymnasium 1.2
@@ -49,142 +55,6 @@ class ActionSpace(spaces.Discrete):  # type: ignore[type-arg, unused-ignore]  # 
         if type(x) is int:
             return 0 <= x < self._size
         return bool(super().contains(x))
-
-
-class EnvConfigError(RulesError):
-    """An environment argument or reset option that is unknown or out of range."""
-
-
-class UnknownAgentError(EnvConfigError, KeyError):
-    """An agent name that is not one of the env's ``possible_agents`` (a ``KeyError`` too, as
-    a dict lookup would raise)."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
-
-
-class ResetRequiredError(RuntimeError):
-    """``step`` (or ``observe``, ``state``) was called before ``reset``, or after an error inside
-    ``step`` left the episode unusable: call ``reset()``."""
-
-
-RESET_OPTIONS = ("deal", "scores")
-"""The keys ``reset(options=...)`` understands."""
-PROBE_OPTION = "options"
-"""The one unknown key ``reset`` lets pass (ignored): PettingZoo's own ``api_test`` sends
-``options={"options": 1}`` to check that ``reset`` takes options."""
-
-
-SEED_LIMIT = 2**64
-"""Seeds are ints from 0 to ``SEED_LIMIT - 1``, in every front end."""
-
-
-def check_seed(seed: object) -> int | None:
-    """``seed`` as an ``int`` (NumPy integers too), or ``None``: Gymnasium's rule, one for
-    every front end (``None`` leaves the choice to fresh entropy, an int seeds).
-
-    Raises:
-        EnvConfigError: for anything else (a negative number, one of 2**64 or more, a float, a
-            string, a bool), naming it.
-    """
-    if seed is None:
-        return None
-    if type(seed) is not bool:
-        try:
-            value = operator.index(seed)  # type: ignore[arg-type]
-        except TypeError:
-            pass
-        else:
-            if 0 <= value < SEED_LIMIT:
-                return value
-    raise EnvConfigError(
-        f"seed must be an int from 0 to 2**64 - 1, or None, not {short_repr(seed)}"
-    )
-
-
-def next_seed(seed: object, last: int | None) -> int:
-    """The seed of a batch's reset: ``seed`` (checked by :func:`check_seed`), or for ``None``
-    the last one plus one (fresh entropy on the first reset), as Gymnasium continues its
-    generator when ``reset`` is given no seed.
-
-    Raises:
-        EnvConfigError: for a seed :func:`check_seed` refuses.
-    """
-    value = check_seed(seed)
-    if value is not None:
-        return value
-    if last is None:
-        return secrets.randbits(64)
-    return (last + 1) % SEED_LIMIT
-
-
-def short_repr(value: object, limit: int = 80) -> str:
-    """``repr(value)``, cut to ``limit`` characters for an error message."""
-    text = repr(value)
-    return text if len(text) <= limit else f"{text[: limit - 3]}..."
-
-
-def check_seat(seat: object, num_players: int, what: str) -> int:
-    """``seat`` as an ``int`` seat of a ``num_players`` game (NumPy integers too).
-
-    Raises:
-        EnvConfigError: naming ``what``, for anything else.
-    """
-    try:
-        s = -1 if type(seat) is bool else operator.index(seat)  # type: ignore[arg-type]
-    except TypeError:
-        s = -1
-    if not 0 <= s < num_players:
-        raise EnvConfigError(f"{what}: no seat {seat!r} in a {num_players}-player game")
-    return s
-
-
-def rules_of(rules: str | Rules, num_players: int | None, partnerships: bool | None) -> Rules:
-    """The rules an environment is asked for: a :class:`Rules` (which ``num_players`` and
-    ``partnerships``, if given, must agree with) or a preset name (2 players by default; the
-    preset's own partnerships unless given).
-
-    Raises:
-        EnvConfigError: for a disagreement, or rules that are neither.
-        RulesError: for an unknown preset or a bad player count.
-    """
-    if isinstance(rules, Rules):
-        if num_players is not None and num_players != rules.num_players:
-            raise EnvConfigError(
-                f"num_players={num_players!r} disagrees with the rules' {rules.num_players}"
-            )
-        if partnerships is not None and partnerships != rules.partnerships:
-            raise EnvConfigError("partnerships disagrees with the rules given")
-        return rules
-    if not isinstance(rules, str):
-        raise EnvConfigError(f"rules must be a preset name or a Rules, not {rules!r}")
-    extra = {} if partnerships is None else {"partnerships": partnerships}
-    return Rules.preset(rules, 2 if num_players is None else num_players, **extra)
-
-
-def check_options(options: object) -> dict[str, Any]:
-    """``reset``'s ``options`` as a dict of known keys.
-
-    Raises:
-        EnvConfigError: if it is not a mapping, or names an unknown key (bar
-            :data:`PROBE_OPTION`).
-    """
-    if options is None:
-        return {}
-    if not isinstance(options, Mapping):
-        raise EnvConfigError(f"options must be a dict or None, not {options!r}")
-    for key in options:
-        if key not in RESET_OPTIONS and key != PROBE_OPTION:
-            raise EnvConfigError(
-                f"unknown reset option {key!r} (known: {', '.join(RESET_OPTIONS)})"
-            )
-    return dict(options)
-
-
-def _choose(value: Any, allowed: Sequence[str], name: str) -> Any:
-    if value not in allowed:
-        raise EnvConfigError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
-    return value
 
 
 class raw_env(AECEnv[str, dict[str, Any], int]):
@@ -221,12 +91,12 @@ class raw_env(AECEnv[str, dict[str, Any], int]):
         if isinstance(rules, str) and partnerships is None and self.LEGACY_PAIRS:
             partnerships = True if num_players == 4 else None
         self.rules = rules = rules_of(rules, num_players, partnerships)
-        self.episode: Episode = _choose(episode, EPISODES, "episode")
-        self.reward_mode: RewardMode = _choose(reward, REWARDS, "reward")
-        self.forced_actions: ForcedActions = _choose(forced_actions, FORCED, "forced_actions")
+        self.episode: Episode = choose(episode, EPISODES, "episode")
+        self.reward_mode: RewardMode = choose(reward, REWARDS, "reward")
+        self.forced_actions: ForcedActions = choose(forced_actions, FORCED, "forced_actions")
         self._auto = forced_actions == "auto"
         if render_mode is not None:
-            _choose(render_mode, RENDER_MODES, "render_mode")
+            choose(render_mode, RENDER_MODES, "render_mode")
         self.render_mode = render_mode
         if max_cycles is not None and (type(max_cycles) is not int or max_cycles < 1):
             raise EnvConfigError(f"max_cycles must be a positive int or None, not {max_cycles!r}")

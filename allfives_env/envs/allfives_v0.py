@@ -15,8 +15,8 @@ from pettingzoo.utils import conversions
 from pettingzoo.utils.env import AECEnv, ParallelEnv
 
 from allfives_env.envs import aec
-from allfives_env.envs.aec import EnvConfigError
 from allfives_env.envs.registration import register_pettingzoo
+from allfives_env.envs.settings import EnvConfigError
 from allfives_env.envs.single_agent import AllFivesSingleAgentEnv
 
 

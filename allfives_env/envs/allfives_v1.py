@@ -112,8 +112,9 @@ from typing import Any
 from pettingzoo.utils import conversions
 from pettingzoo.utils.env import ParallelEnv
 
-from allfives_env.envs.aec import EnvConfigError, env, raw_env
+from allfives_env.envs.aec import env, raw_env
 from allfives_env.envs.registration import register_pettingzoo
+from allfives_env.envs.settings import EnvConfigError
 
 
 def parallel_env(**kwargs: Any) -> ParallelEnv[str, dict[str, Any], int]:

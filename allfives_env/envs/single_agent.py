@@ -25,15 +25,15 @@ from gymnasium import spaces
 from allfives_env.core.errors import ArgumentError, IllegalActionError
 from allfives_env.core.player import Agent
 from allfives_env.core.rules import Rules
-from allfives_env.envs.aec import (
+from allfives_env.envs.aec import raw_env
+from allfives_env.envs.opponents import make_agent
+from allfives_env.envs.settings import (
     EnvConfigError,
     ResetRequiredError,
     check_options,
     check_seat,
     check_seed,
-    raw_env,
 )
-from allfives_env.envs.opponents import make_agent
 from allfives_env.envs.spaces import MaskArray, ObsArray
 
 Policy = Callable[[dict[str, Any]], int]

@@ -58,7 +58,8 @@ from allfives_env.core.records import Record, record_of
 from allfives_env.core.rules import Rules
 from allfives_env.core.tiles import NUM_TILES, TILES, tiles_of
 from allfives_env.core.view import PlayerView
-from allfives_env.envs.aec import (
+from allfives_env.envs.blocks import FEATURE_SETS, OUTLOOK_SETS, feature_set
+from allfives_env.envs.settings import (
     DEFAULT_MAX_CYCLES,
     EPISODES,
     FORCED,
@@ -66,7 +67,6 @@ from allfives_env.envs.aec import (
     EnvConfigError,
     ResetRequiredError,
 )
-from allfives_env.envs.blocks import FEATURE_SETS, OUTLOOK_SETS, feature_set
 from allfives_env.envs.spaces import Encoding
 from allfives_env.vector.errors import ActionArrayError, VectorActionError, VectorConfigError
 from allfives_env.vector.kernels.encode import observe_batch, observe_listed, state_batch

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from allfives_env.envs.aec import EnvConfigError
+from allfives_env.envs.settings import EnvConfigError
 
 GIB = 2**30
 

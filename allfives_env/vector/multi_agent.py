@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from allfives_env.core.rules import Rules
-from allfives_env.envs.aec import DEFAULT_MAX_CYCLES, ResetRequiredError, next_seed, rules_of
+from allfives_env.envs.settings import DEFAULT_MAX_CYCLES, ResetRequiredError, next_seed, rules_of
 from allfives_env.vector.engine import VectorGame
 from allfives_env.vector.rng import derive_seeds
 from allfives_env.vector.state import F32, I8, I64, BoolArray

@@ -25,7 +25,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from allfives_env.core.rules import Rules
-from allfives_env.envs.aec import next_seed
+from allfives_env.envs.settings import next_seed
 from allfives_env.vector.single_agent import LearnerBatch
 from allfives_env.vector.state import I8
 

@@ -34,7 +34,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from allfives_env.core.rules import Rules
-from allfives_env.envs.aec import (
+from allfives_env.envs.settings import (
     DEFAULT_MAX_CYCLES,
     EnvConfigError,
     ResetRequiredError,
