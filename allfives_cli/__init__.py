@@ -3,9 +3,9 @@
 Commands:
   replay FILE     replay a game record; print RULES.md §4's JSON result
   demo            a seeded match between agents, printed move by move
-  bench engine    moves/s and hands/s of random legal games, per preset
-  bench env       environment steps/s of random masked play (env() and raw_env())
-  bench vector    the batched engine's steps/s beside env(), memory per game, compile time
+  speed engine    moves/s and hands/s of random legal games, per preset
+  speed env       environment steps/s of random masked play (env() and raw_env())
+  speed vector    the batched engine's steps/s beside env(), memory per game, compile time
   eval            duplicate-deal matches between agents: win rates, CIs, ratings
   play            play a match against agents in the terminal
   benchmark       agents under the benchmark protocol allfives-bench/1 (JSON, Markdown, PNG)
@@ -25,12 +25,12 @@ from collections.abc import Sequence
 
 from agents.errors import AgentError
 from agents.registry import make_agent
-from allfives_cli.bench import add_bench_parser, run_bench
-from allfives_cli.benchmark import add_benchmark_parsers, run_benchmark, run_leaderboard
 from allfives_cli.evaluate import add_eval_parser, run_eval
 from allfives_cli.options import Parser, add_rules_options, fail, rules_from_args, split_specs
 from allfives_cli.play import add_play_parser, run_play
 from allfives_cli.serve import add_serve_parser, run_serve
+from allfives_cli.speed import add_speed_parser, run_speed
+from allfives_cli.benchmark import add_benchmark_parsers, run_leaderboard, run_benchmark
 from allfives_env.core.errors import AllFivesError
 
 
@@ -59,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--save", metavar="FILE", help="save the match as a game record")
     p.add_argument("--quiet", action="store_true", help="print only the result")
 
-    add_bench_parser(sub)
+    add_speed_parser(sub)
     add_eval_parser(sub)
     add_play_parser(sub)
     add_benchmark_parsers(sub)
@@ -103,8 +103,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _replay(args.file)
         if args.command == "demo":
             return _demo(args)
-        if args.command == "bench":
-            return run_bench(args)
+        if args.command in ("speed", "bench"):
+            return run_speed(args)
         if args.command == "eval":
             return run_eval(args)
         if args.command == "play":

@@ -329,14 +329,15 @@ def test_replay_rules_key_with_newline_is_one_line(cli: Any, tmp_path: Path) -> 
         ["--nope"],
         ["replay"],
         ["replay", "a.json", "b.json"],
-        ["bench"],
-        ["bench", "engine", "--seconds", "-1"],
-        ["bench", "engine", "--seconds", "0"],
-        ["bench", "engine", "--seconds", "abc"],
-        ["bench", "engine", "--seconds", "nan"],
-        ["bench", "engine", "--preset", "muggins"],
+        ["speed"],
+        ["speed", "engine", "--seconds", "-1"],
+        ["speed", "engine", "--seconds", "0"],
+        ["speed", "engine", "--seconds", "abc"],
+        ["speed", "engine", "--seconds", "nan"],
+        ["speed", "engine", "--preset", "muggins"],
+        ["speed", "engine", "--players", "5"],
+        ["speed", "speed"],
         ["bench", "engine", "--players", "5"],
-        ["bench", "speed"],
         ["demo", "--agents", "nobody"],
         ["demo", "--agents", "greedy,nobody"],
         ["demo", "--agents", ","],
@@ -353,7 +354,7 @@ def test_bad_arguments(cli: Any, args: list[str]) -> None:
 def test_help_is_not_an_error(cli: Any) -> None:
     proc = cli("--help")
     assert proc.returncode == 0
-    for command in ("replay", "demo", "bench"):
+    for command in ("replay", "demo", "speed", "benchmark"):
         assert command in proc.stdout
 
 
@@ -427,11 +428,12 @@ def test_demo_unwritable_save_path(cli: Any, tmp_path: Path) -> None:
     assert_usage_error(cli("demo", "--seed", "5", "--save", str(tmp_path / "no" / "x.json")))
 
 
-# ============================================================================ bench
+# ============================================================================ speed
 
 
-def test_bench_engine_prints_a_row(cli_both: Any) -> None:
-    proc = cli_both("bench", "engine", "--seconds", "0.2", "--preset", "pagat", "--players", "2")
+@pytest.mark.parametrize("name", ["speed", "bench"])  # bench: the old name, still taken
+def test_engine_speed_prints_a_row(cli_both: Any, name: str) -> None:
+    proc = cli_both(name, "engine", "--seconds", "0.2", "--preset", "pagat", "--players", "2")
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
     lines = proc.stdout.splitlines()
@@ -453,7 +455,7 @@ def test_bench_engine_prints_a_row(cli_both: Any) -> None:
     ("args", "needle"),
     [
         (["nope"], "nope"),
-        (["bench", "engine", "--seconds", "-1"], "--seconds"),
+        (["speed", "engine", "--seconds", "-1"], "--seconds"),
         (["demo", "--agents", "nobody"], "nobody"),
     ],
 )

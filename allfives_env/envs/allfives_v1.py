@@ -63,7 +63,7 @@ relative to the target; the publicly known voids of every player (inferred from 
 passes); the phase (lead, play, must place the drawn tile) and draws this turn; who leads and
 who is to act. Other seats are listed in turn order after the observer ("relative seats"), so one
 policy serves every seat. Every index is documented in `docs/spaces.md`, generated from
-`allfives_env/spaces.py` (`python -m allfives_env.envs.spaces`).
+`allfives_env/envs/spaces.py` (`python -m allfives_env.envs.spaces`).
 
 An observation never holds an opponent's tile, the boneyard's order, or whether a tile another
 player just drew fits (that shows only when he acts).

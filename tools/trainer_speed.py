@@ -1,6 +1,6 @@
 """Training throughput of the RLlib trainer beside the stable-baselines3 path, in one run.
 
-    python tools/bench_trainers.py [--seconds 60]
+    python tools/trainer_speed.py [--seconds 60]
 
 Each trainer trains PPO on pagat, 2 players, with the same observation (``outlook`` action
 features) and the same hidden sizes (256, 256), for ``--seconds`` after a warm-up, and the

@@ -1,7 +1,7 @@
 """Measure the batched engine: steps per second, memory per game, compile time.
 
 Every function returns plain rows (dicts) for a caller to print or save; nothing here prints
-except :func:`main` (``python -m allfives_env.vector.bench``).
+except :func:`main` (``python -m allfives_env.vector.speed``).
 
 A *step* is one game's env step in the loop an RL collector runs: the masks, a random legal
 action per game (the compiled ``random`` policy), :meth:`VectorGame.step`, a re-deal of the

@@ -1,4 +1,5 @@
-"""``allfives bench``: speed of the engine and the environments (see :mod:`allfives_env.bench`)."""
+"""``allfives speed``: speed of the engine and the environments (see :mod:`allfives_env.speed`;
+``allfives bench``, its old name, still runs it)."""
 
 from __future__ import annotations
 
@@ -6,13 +7,14 @@ import argparse
 from typing import Any
 
 from allfives_cli.options import fail, positive_int, seconds
-from allfives_env import bench
+from allfives_env import speed
 from allfives_env.core.rules import PRESETS, Rules
 
 
-def add_bench_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
-    """Add the ``bench`` command to ``subparsers`` (run it with :func:`run_bench`)."""
-    p = subparsers.add_parser("bench", help="measure speed")
+def add_speed_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Add the ``speed`` command (alias ``bench``, its old name) to ``subparsers`` (run it with
+    :func:`run_speed`)."""
+    p = subparsers.add_parser("speed", aliases=["bench"], help="measure speed: steps/s, moves/s")
     p.add_argument(
         "what",
         choices=("engine", "env", "vector"),
@@ -65,50 +67,50 @@ def add_bench_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
 
 
-def run_bench(args: argparse.Namespace) -> int:
-    """Run ``allfives bench`` with parsed ``args``; print a table."""
+def run_speed(args: argparse.Namespace) -> int:
+    """Run ``allfives speed`` with parsed ``args``; print a table."""
     if args.what == "vector":
         return _vector(args)
-    presets = args.preset or bench.DEFAULT_PRESETS
+    presets = args.preset or speed.DEFAULT_PRESETS
     players = args.players or [2, 3, 4]
     seed = args.seed
     how = f"one process, best of {args.repeat} runs of {args.seconds:g} s per row, seed {seed}"
     if args.what == "engine":
         print(f"random legal matches, {how}")
         rows = [
-            bench.best_of(
-                args.repeat, bench.bench_engine, Rules.preset(p, n), args.seconds, args.seed
+            speed.best_of(
+                args.repeat, speed.engine_speed, Rules.preset(p, n), args.seconds, args.seed
             )
             for p in presets
             for n in players
         ]
-        print(bench.table(rows))
+        print(speed.table(rows))
         return 0
-    if args.reference and bench.bench_reference(0.01, args.seed) is None:
+    if args.reference and speed.reference_speed(0.01, args.seed) is None:
         return fail("--reference needs pygame (pip install pygame)")
     print(f"random masked AEC play, {how}")
     env_rows = [
-        bench.best_of(args.repeat, bench.bench_env, p, n, wrapped, args.seconds, args.seed)
+        speed.best_of(args.repeat, speed.env_speed, p, n, wrapped, args.seconds, args.seed)
         for p in presets
         for n in players
         for wrapped in (True, False)
     ]
     if args.reference:
-        env_rows.append(bench.best_of(args.repeat, bench.reference_loop, args.seconds, seed))
-    print(bench.env_table(env_rows))
+        env_rows.append(speed.best_of(args.repeat, speed.reference_loop, args.seconds, seed))
+    print(speed.env_table(env_rows))
     return 0
 
 
 def _vector(args: argparse.Namespace) -> int:
-    """``bench vector``: the batched engine's collector loop beside ``env()``, one run."""
+    """``speed vector``: the batched engine's collector loop beside ``env()``, one run."""
     try:
-        from allfives_env.vector import bench as vbench
+        from allfives_env.vector import speed as vspeed
     except ImportError as e:  # numba missing
-        return fail(f"bench vector needs numba ({e})")
+        return fail(f"speed vector needs numba ({e})")
     presets = args.preset or ["pagat"]
     players = args.players or [2]
-    sizes = args.games or list(vbench.SIZES)
-    threads = args.threads or list(vbench.THREADS)
+    sizes = args.games or list(vspeed.SIZES)
+    threads = args.threads or list(vspeed.THREADS)
     print(
         f"random masked play with an observation and a mask every step, best of {args.repeat} "
         f"runs of {args.seconds:g} s per row, seed {args.seed}"
@@ -116,14 +118,14 @@ def _vector(args: argparse.Namespace) -> int:
     rows = []
     for preset in presets:
         for n in players:
-            env_row = bench.best_of(
-                args.repeat, bench.bench_env, preset, n, True, args.seconds, args.seed
+            env_row = speed.best_of(
+                args.repeat, speed.env_speed, preset, n, True, args.seconds, args.seed
             )
             rows.append(
                 {"preset": preset, "players": n, "runs": "env()", "games": 1, "threads": 1,
                  "steps_per_s": round(env_row.rate), "x_env": 1.0}
             )  # fmt: skip
-            for row in vbench.speed_table(
+            for row in vspeed.speed_table(
                 [preset], [n], sizes, threads, args.seconds, args.repeat, seed=args.seed
             ):
                 rows.append(
@@ -132,12 +134,12 @@ def _vector(args: argparse.Namespace) -> int:
                      "steps_per_s": row["steps_per_s"],
                      "x_env": round(row["steps_per_s"] / env_row.rate, 1)}
                 )  # fmt: skip
-    print(vbench.format_rows(rows))
+    print(vspeed.format_rows(rows))
     print()
     print("memory per game (bytes)")
-    print(vbench.format_rows([vbench.memory_per_game(p, n) for p in presets for n in players]))
+    print(vspeed.format_rows([vspeed.memory_per_game(p, n) for p in presets for n in players]))
     if args.compile:
         print()
         print("compile time (s): import and first calls, in fresh processes")
-        print(vbench.format_rows([vbench.compile_times(presets[0])]))
+        print(vspeed.format_rows([vspeed.compile_times(presets[0])]))
     return 0

@@ -6,20 +6,20 @@ import pytest
 
 pytest.importorskip("numba")
 
-from allfives_env.vector import _jit, bench
+from allfives_env.vector import _jit, speed
 
 
 def test_speed_rows_hold_the_settings_and_a_rate() -> None:
-    rows = bench.speed_table(["five_up"], [4], [4], [1], seconds=0.02, action_features=True)
+    rows = speed.speed_table(["five_up"], [4], [4], [1], seconds=0.02, action_features=True)
     assert len(rows) == 1
     row = rows[0]
     assert row["preset"] == "five_up" and row["games"] == 4 and row["threads"] == 1
     assert row["steps"] > 0 and row["steps_per_s"] > 0
-    assert bench.format_rows(rows).count("\n") == 2
+    assert speed.format_rows(rows).count("\n") == 2
 
 
 def test_memory_per_game_counts_the_state_arrays() -> None:
-    row = bench.memory_per_game("pagat", 2, 16)
+    row = speed.memory_per_game("pagat", 2, 16)
     assert 1_000 < row["state_bytes"] < row["state_bytes_with_action_features"] < 4_000
     assert row["observation_bytes"] == 4 * 222 and row["mask_bytes"] == 114
 

@@ -1,4 +1,4 @@
-"""Speed: random legal play, timed (``allfives bench engine`` and ``allfives bench env``).
+"""Speed: random legal play, timed (``allfives speed engine`` and ``allfives speed env``).
 
 Engine: a *move* is one applied action (placement, draw or pass). Each game is a whole match:
 hands are dealt until a side reaches its target. Actions are chosen uniformly with a seeded
@@ -21,7 +21,7 @@ from allfives_env.core.rules import PRESETS, Rules
 
 
 @dataclass(frozen=True, slots=True)
-class EngineBench:
+class EngineSpeed:
     """One benchmark row."""
 
     preset: str
@@ -47,10 +47,10 @@ class EngineBench:
         return self.hands / self.seconds
 
 
-_Row = TypeVar("_Row", "EngineBench", "EnvBench")
+_Row = TypeVar("_Row", "EngineSpeed", "EnvSpeed")
 
 
-def bench_engine(rules: Rules, seconds: float = 2.0, seed: int = 0) -> EngineBench:
+def engine_speed(rules: Rules, seconds: float = 2.0, seed: int = 0) -> EngineSpeed:
     """Play random legal matches under ``rules`` for about ``seconds`` (at least one match)."""
     rng = random.Random(seed)
     moves = hands = matches = 0
@@ -71,7 +71,7 @@ def bench_engine(rules: Rules, seconds: float = 2.0, seed: int = 0) -> EngineBen
                     break
                 game.deal(rng)
         matches += 1
-    return EngineBench(rules.name, rules.num_players, moves, hands, matches, clock() - start)
+    return EngineSpeed(rules.name, rules.num_players, moves, hands, matches, clock() - start)
 
 
 def best_of(repeat: int, fn: Callable[..., _Row], *args: Any) -> _Row:
@@ -80,7 +80,7 @@ def best_of(repeat: int, fn: Callable[..., _Row], *args: Any) -> _Row:
     return max(rows, key=lambda r: r.rate)
 
 
-def table(rows: list[EngineBench]) -> str:
+def table(rows: list[EngineSpeed]) -> str:
     """The rows as a Markdown table."""
     lines = [
         "| preset | players | moves/s | hands/s | moves | seconds |",
@@ -98,7 +98,7 @@ DEFAULT_PRESETS = list(PRESETS)
 
 
 @dataclass(frozen=True, slots=True)
-class EnvBench:
+class EnvSpeed:
     """One environment benchmark row."""
 
     preset: str
@@ -119,9 +119,9 @@ class EnvBench:
         return self.steps / self.seconds
 
 
-def bench_env(
+def env_speed(
     preset: str, num_players: int, wrapped: bool, seconds: float = 2.0, seed: int = 0
-) -> EnvBench:
+) -> EnvSpeed:
     """Random masked play through the AEC loop of ``env()`` (or ``raw_env()``) for ``seconds``.
 
     Every step calls ``last()`` (which builds the observation and mask) and samples uniformly
@@ -133,7 +133,7 @@ def bench_env(
     return _aec_loop(e, preset, num_players, wrapped, seconds, seed)
 
 
-def bench_reference(seconds: float = 2.0, seed: int = 0) -> EnvBench | None:
+def reference_speed(seconds: float = 2.0, seed: int = 0) -> EnvSpeed | None:
     """The same loop on PettingZoo's ``connect_four_v3.env()``, for scale (``None`` if it cannot
     be imported: it needs pygame)."""
     try:
@@ -142,8 +142,8 @@ def bench_reference(seconds: float = 2.0, seed: int = 0) -> EnvBench | None:
         return None
 
 
-def reference_loop(seconds: float = 2.0, seed: int = 0) -> EnvBench:
-    """:func:`bench_reference`, raising ``ImportError`` when connect_four cannot be imported."""
+def reference_loop(seconds: float = 2.0, seed: int = 0) -> EnvSpeed:
+    """:func:`reference_speed`, raising ``ImportError`` when connect_four cannot be imported."""
     from pettingzoo.classic import connect_four_v3
 
     return _aec_loop(connect_four_v3.env(), "connect_four_v3", 2, True, seconds, seed)
@@ -151,7 +151,7 @@ def reference_loop(seconds: float = 2.0, seed: int = 0) -> EnvBench:
 
 def _aec_loop(
     e: Any, name: str, num_players: int, wrapped: bool, seconds: float, seed: int
-) -> EnvBench:
+) -> EnvSpeed:
     import numpy as np
 
     rng = random.Random(seed)
@@ -169,10 +169,10 @@ def _aec_loop(
             e.step(int(legal[rng.randrange(len(legal))]))
             steps += 1
         episodes += 1
-    return EnvBench(name, num_players, wrapped, steps, episodes, clock() - start)
+    return EnvSpeed(name, num_players, wrapped, steps, episodes, clock() - start)
 
 
-def env_table(rows: list[EnvBench]) -> str:
+def env_table(rows: list[EnvSpeed]) -> str:
     """The rows as a Markdown table."""
     lines = [
         "| preset | players | env | steps/s | steps | episodes | seconds |",
