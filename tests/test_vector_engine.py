@@ -370,3 +370,16 @@ def test_bad_start_scores_are_refused_and_change_nothing() -> None:
         with pytest.raises(VectorConfigError, match="scores"):
             vg.reset_games([0, 1, 2], scores=bad)
     assert np.array_equal(vg.observe(), before)
+
+
+def test_each_column_constant_is_its_own_row_of_the_one_table() -> None:
+    """``st``'s columns are made one line each (name, size, meaning): the constants and
+    ``COLUMNS`` are one truth, back to back, the layout's last."""
+    from allfives_env.vector import state
+
+    at = 0
+    for name, (start, size, meaning) in state.COLUMNS.items():
+        assert getattr(state, name) == start == at and size >= 1 and meaning, name
+        at += size
+    assert at == state.WIDTH == state.LAYOUT_END
+    assert state.LAYOUT_START == state.COUNT and state.COLUMNS["PIPS_COL"][0] == state.PIPS_COL

@@ -83,57 +83,76 @@ ENGINE_DRAW = NUM_TILES * ENGINE_SLOTS
 ENGINE_PASS = ENGINE_DRAW + 1
 
 # ---------------------------------------------------------------------- columns of st
-_columns: list[tuple[str, int, str]] = [
-    # game (core.game.Game)
-    ("PHASE", 1, "LEAD 0, PLAY 1, DRAWN 2, HAND_OVER 3, MATCH_OVER 4 (core Phase)"),
-    ("CUR", 1, "the seat to act (after a hand's end: the seat that acted last)"),
-    ("LEADER", 1, "the seat that led this hand"),
-    ("BY_LOT", 1, "1 if this hand's leader was drawn by lot"),
-    ("DRAWN", 1, "the drawn tile to place (phase DRAWN), else -1"),
-    ("TURN_DRAWS", 1, "tiles the player to act has drawn this turn"),
-    ("VOID_PENDING", 1, "the voids to restore if the drawn tile is placed (Game._void_pending)"),
-    ("FORCED_LEAD", 1, "the tile the leader must lead (highest_double), else -1"),
-    ("BPOS", 1, "tiles drawn from the boneyard so far (BONE[BPOS] is next)"),
-    ("HAND_NO", 1, "hands dealt this episode"),
-    ("PREV_DOMINO", 1, "the seat that dominoed the last hand, -1 if blocked or none"),
-    ("PREV_WINNER", 1, "the side that won the last hand, -1 for none"),
-    ("WINNERS", 1, "the sides that won the match, as a bit set (0 while not over)"),
-    # episode (envs.aec.raw_env)
-    ("STATUS", 1, "LIVE 0, TERMINATED 1, TRUNCATED 2"),
-    ("STEPS", 1, "env steps taken this episode (max_cycles counts these)"),
-    ("LOG_LEN", 1, "actions in log (this hand)"),
-    # what the last step did
-    ("HAND_END", 1, "how a hand ended in the last step: END_NONE/DOMINO/BLOCKED/TARGET"),
-    ("HAND_WINNER", 1, "that hand's winning side, -1 for none"),
-    ("ROLLED", 1, "1 if the last step ended a hand and dealt the next (the old one is in prev)"),
-    ("HANDS", MAX_PLAYERS, "each seat's hand, a tile mask"),
-    ("PIPS", MAX_PLAYERS, "pips in each hand"),
-    ("SIZES", MAX_PLAYERS, "tiles in each hand"),
-    ("PLAYED", MAX_PLAYERS, "tiles each seat placed this hand, a tile mask"),
-    ("VOIDS", MAX_PLAYERS, "each seat's known voids, a 7-bit value set (Game.void_bits)"),
-    ("DEAL_HANDS", MAX_PLAYERS, "each seat's hand as dealt, a tile mask"),
-    ("BONE", NUM_TILES, "the boneyard in draw order as dealt (its first BONE_LEN entries)"),
-    # layout (core.layout.Layout), contiguous
-    ("COUNT", 1, "the count"),
-    ("OPEN_BITS", 1, "the open values, a 7-bit set"),
-    ("ON_TABLE", 1, "tiles on the table, a tile mask"),
-    ("NUM_SP", 1, "spinners placed"),
-    ("LEAD_TILE", 1, "the led tile, -1 before the lead"),
-    ("END_DOUBLE", 1, "slots whose outermost tile is an ordinary double, a 16-bit set"),
-    ("VALUE", NUM_SLOTS, "per slot, the value a tile must show to go there; -1: not open"),
-    ("FACE", NUM_SLOTS, "per slot, the spinner whose free side it is; -1: none"),
-    ("CONTRIB", NUM_SLOTS, "per slot, what it adds to the count"),
-    ("SP_VALUE", MAX_SPINNERS, "per spinner, its value"),
-    ("SP_COV", MAX_SPINNERS, "per spinner, its sides covered"),
-    ("OPEN_COUNT", 8, "per value 0-6, the open slots showing it"),
-]
-
 COLUMNS: dict[str, tuple[int, int, str]] = {}
-_at = 0
-for _name, _size, _meaning in _columns:
-    COLUMNS[_name] = (_at, _size, _meaning)
-    _at += _size
-WIDTH = _at
+"""Each column (or run of columns) of ``st`` by its constant's name: (first column, size,
+meaning). The constants below are made here, one line each, in the order of ``st``."""
+
+
+def _column(name: str, size: int, meaning: str) -> int:
+    """Add the next ``size`` columns to :data:`COLUMNS` as ``name``; return the first."""
+    at = sum(n for _, n, _ in COLUMNS.values())
+    COLUMNS[name] = (at, size, meaning)
+    return at
+
+
+# game (core.game.Game)
+PHASE = _column("PHASE", 1, "LEAD 0, PLAY 1, DRAWN 2, HAND_OVER 3, MATCH_OVER 4 (core Phase)")
+CUR = _column("CUR", 1, "the seat to act (after a hand's end: the seat that acted last)")
+LEADER = _column("LEADER", 1, "the seat that led this hand")
+BY_LOT = _column("BY_LOT", 1, "1 if this hand's leader was drawn by lot")
+DRAWN_TILE = _column("DRAWN_TILE", 1, "the drawn tile to place (phase DRAWN), else -1")
+TURN_DRAWS = _column("TURN_DRAWS", 1, "tiles the player to act has drawn this turn")
+VOID_PENDING = _column(
+    "VOID_PENDING", 1, "the voids to restore if the drawn tile is placed (Game._void_pending)"
+)
+FORCED_LEAD = _column("FORCED_LEAD", 1, "the tile the leader must lead (highest_double), else -1")
+BPOS = _column("BPOS", 1, "tiles drawn from the boneyard so far (BONE[BPOS] is next)")
+HAND_NO = _column("HAND_NO", 1, "hands dealt this episode")
+PREV_DOMINO = _column(
+    "PREV_DOMINO", 1, "the seat that dominoed the last hand, -1 if blocked or none"
+)
+PREV_WINNER = _column("PREV_WINNER", 1, "the side that won the last hand, -1 for none")
+WINNERS = _column("WINNERS", 1, "the sides that won the match, as a bit set (0 while not over)")
+# episode (envs.aec.raw_env)
+STATUS = _column("STATUS", 1, "LIVE 0, TERMINATED 1, TRUNCATED 2")
+STEPS = _column("STEPS", 1, "env steps taken this episode (max_cycles counts these)")
+LOG_LEN = _column("LOG_LEN", 1, "actions in log (this hand)")
+# what the last step did
+HAND_END = _column(
+    "HAND_END", 1, "how a hand ended in the last step: END_NONE/DOMINO/BLOCKED/TARGET"
+)
+HAND_WINNER = _column("HAND_WINNER", 1, "that hand's winning side, -1 for none")
+ROLLED = _column(
+    "ROLLED", 1, "1 if the last step ended a hand and dealt the next (the old one is in prev)"
+)
+HANDS = _column("HANDS", MAX_PLAYERS, "each seat's hand, a tile mask")
+PIPS_COL = _column("PIPS_COL", MAX_PLAYERS, "pips in each hand")
+SIZES = _column("SIZES", MAX_PLAYERS, "tiles in each hand")
+PLAYED = _column("PLAYED", MAX_PLAYERS, "tiles each seat placed this hand, a tile mask")
+VOIDS = _column("VOIDS", MAX_PLAYERS, "each seat's known voids, a 7-bit value set (Game.void_bits)")
+DEAL_HANDS = _column("DEAL_HANDS", MAX_PLAYERS, "each seat's hand as dealt, a tile mask")
+BONE = _column(
+    "BONE", NUM_TILES, "the boneyard in draw order as dealt (its first BONE_LEN entries)"
+)
+# layout (core.layout.Layout), contiguous
+COUNT = _column("COUNT", 1, "the count")
+OPEN_BITS = _column("OPEN_BITS", 1, "the open values, a 7-bit set")
+ON_TABLE = _column("ON_TABLE", 1, "tiles on the table, a tile mask")
+NUM_SP = _column("NUM_SP", 1, "spinners placed")
+LEAD_TILE = _column("LEAD_TILE", 1, "the led tile, -1 before the lead")
+END_DOUBLE = _column(
+    "END_DOUBLE", 1, "slots whose outermost tile is an ordinary double, a 16-bit set"
+)
+VALUE = _column(
+    "VALUE", NUM_SLOTS, "per slot, the value a tile must show to go there; -1: not open"
+)
+FACE = _column("FACE", NUM_SLOTS, "per slot, the spinner whose free side it is; -1: none")
+CONTRIB = _column("CONTRIB", NUM_SLOTS, "per slot, what it adds to the count")
+SP_VALUE = _column("SP_VALUE", MAX_SPINNERS, "per spinner, its value")
+SP_COV = _column("SP_COV", MAX_SPINNERS, "per spinner, its sides covered")
+OPEN_COUNT = _column("OPEN_COUNT", 8, "per value 0-6, the open slots showing it")
+
+WIDTH = sum(n for _, n, _ in COLUMNS.values())
 """Columns per game in ``st``."""
 BY_RESIDUE = WIDTH
 """In ``scratch`` rows only, after a layout copy: 35 entries, ``best_additions`` of the
@@ -143,46 +162,8 @@ FSCRATCH_WIDTH = NUM_TILES
 """Entries of a ``fscratch`` row: one per tile, the best values of the replies the outlook
 weighs (:mod:`allfives_env.vector.kernels.outlook`), sorted best first."""
 
-PHASE = COLUMNS["PHASE"][0]
-CUR = COLUMNS["CUR"][0]
-LEADER = COLUMNS["LEADER"][0]
-BY_LOT = COLUMNS["BY_LOT"][0]
-DRAWN_TILE = COLUMNS["DRAWN"][0]
-TURN_DRAWS = COLUMNS["TURN_DRAWS"][0]
-VOID_PENDING = COLUMNS["VOID_PENDING"][0]
-FORCED_LEAD = COLUMNS["FORCED_LEAD"][0]
-BPOS = COLUMNS["BPOS"][0]
-HAND_NO = COLUMNS["HAND_NO"][0]
-PREV_DOMINO = COLUMNS["PREV_DOMINO"][0]
-PREV_WINNER = COLUMNS["PREV_WINNER"][0]
-WINNERS = COLUMNS["WINNERS"][0]
-STATUS = COLUMNS["STATUS"][0]
-STEPS = COLUMNS["STEPS"][0]
-LOG_LEN = COLUMNS["LOG_LEN"][0]
-HAND_END = COLUMNS["HAND_END"][0]
-HAND_WINNER = COLUMNS["HAND_WINNER"][0]
-ROLLED = COLUMNS["ROLLED"][0]
-HANDS = COLUMNS["HANDS"][0]
-PIPS_COL = COLUMNS["PIPS"][0]
-SIZES = COLUMNS["SIZES"][0]
-PLAYED = COLUMNS["PLAYED"][0]
-VOIDS = COLUMNS["VOIDS"][0]
-DEAL_HANDS = COLUMNS["DEAL_HANDS"][0]
-BONE = COLUMNS["BONE"][0]
-COUNT = COLUMNS["COUNT"][0]
-OPEN_BITS = COLUMNS["OPEN_BITS"][0]
-ON_TABLE = COLUMNS["ON_TABLE"][0]
-NUM_SP = COLUMNS["NUM_SP"][0]
-LEAD_TILE = COLUMNS["LEAD_TILE"][0]
-END_DOUBLE = COLUMNS["END_DOUBLE"][0]
-VALUE = COLUMNS["VALUE"][0]
-FACE = COLUMNS["FACE"][0]
-CONTRIB = COLUMNS["CONTRIB"][0]
-SP_VALUE = COLUMNS["SP_VALUE"][0]
-SP_COV = COLUMNS["SP_COV"][0]
-OPEN_COUNT = COLUMNS["OPEN_COUNT"][0]
 LAYOUT_START = COUNT
-LAYOUT_END = OPEN_COUNT + 8
+LAYOUT_END = WIDTH  # the layout's columns are the last
 
 LOG_CAP = 208
 """Actions one hand can hold. A hand has at most 28 placements and ``28 - n·k`` draws (``n``
