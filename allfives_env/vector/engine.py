@@ -46,18 +46,14 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from allfives_env.core.deal import Deal
 from allfives_env.core.errors import RulesError
 from allfives_env.core.game import Game, check_scores
-from allfives_env.core.records import Record, record_of
 from allfives_env.core.rules import Rules
-from allfives_env.core.tiles import NUM_TILES, TILES, tiles_of
-from allfives_env.core.view import PlayerView
 from allfives_env.envs.blocks import FEATURE_SETS, OUTLOOK_SETS, feature_set
 from allfives_env.envs.settings import (
     DEFAULT_MAX_CYCLES,
@@ -68,47 +64,30 @@ from allfives_env.envs.settings import (
     ResetRequiredError,
 )
 from allfives_env.envs.spaces import Encoding
+from allfives_env.vector.bridge import GameBridge, HandHistory, _num
 from allfives_env.vector.errors import ActionArrayError, VectorActionError, VectorConfigError
 from allfives_env.vector.kernels.encode import observe_batch, observe_listed, state_batch
 from allfives_env.vector.kernels.legal import masks_batch, write_mask
 from allfives_env.vector.kernels.policies import greedy_batch, random_from_masks
 from allfives_env.vector.kernels.step import reset_batch, step_batch
-from allfives_env.vector.load import write_row
 from allfives_env.vector.memory import check_fits
 from allfives_env.vector.rng import derive_seeds, seed_states
 from allfives_env.vector.state import (
-    BONE,
-    BPOS,
-    C_BONE_LEN,
     CUR,
-    DEAL_HANDS,
     F32,
     F64,
     FSCRATCH_WIDTH,
     HAND_END,
-    HAND_ENDS,
     HAND_NO,
     HAND_WINNER,
-    HANDS,
     I8,
     I64,
-    LEADER,
     LOG_CAP,
-    LOG_LEN,
-    ON_TABLE,
-    P_BONE,
-    P_DEAL_HANDS,
-    P_LEADER,
-    P_LOG_LEN,
-    PHASE,
-    PIPS_COL,
     PREV_WIDTH,
     ROLLED,
     SCRATCH_WIDTH,
-    SIZES,
     STATUS,
     STEPS,
-    T_PIPS,
     TERMINATED,
     TRUNCATED,
     U64,
@@ -117,16 +96,6 @@ from allfives_env.vector.state import (
     BoolArray,
     make_config,
 )
-
-_V = TypeVar("_V")
-
-HandHistory = tuple[Deal, tuple[int, ...]]
-"""One hand as the engine played it: its deal and its engine action ids."""
-
-
-def _num(x: float) -> float:
-    """Whole scores as ints, like the core."""
-    return int(x) if float(x).is_integer() else float(x)
 
 
 def bytes_per_game(rules: Rules, action_features: bool | str = False) -> int:
@@ -152,8 +121,10 @@ def bytes_per_game(rules: Rules, action_features: bool | str = False) -> int:
     )
 
 
-class VectorGame:
-    """N matches of All Fives in arrays, stepped by one compiled kernel call per step.
+class VectorGame(GameBridge):
+    """N matches of All Fives in arrays, stepped by one compiled kernel call per step; the
+    bridge to the core's objects (:meth:`deal`, :meth:`load`, :meth:`redeal`, :meth:`game`,
+    :meth:`view`, :meth:`record`...) is :class:`~allfives_env.vector.bridge.GameBridge`'s.
 
     Args:
         rules: the rules of every game.
@@ -710,253 +681,6 @@ class VectorGame:
         o: I64 = self._out(out, (self.num_games,), np.int64, "random_actions: out")
         random_from_masks(m, rng, o)
         return o
-
-    # ------------------------------------------------------------------ core objects
-
-    def deal(self, i: int) -> Deal:
-        """The deal of game ``i``'s current hand (hands as dealt, boneyard in draw order,
-        leader); for a game set by :meth:`load`, that game's (a world's deal is its position)."""
-        self._need_reset()
-        if i in self._loaded:
-            return self._base(i).hand_log[-1].deal
-        r = self.st[i]
-        return self._deal_of(r[DEAL_HANDS : DEAL_HANDS + 4], r[BONE : BONE + NUM_TILES], r[LEADER])
-
-    def _deal_of(self, hands: Any, bone: Any, leader: Any) -> Deal:
-        n = self.num_players
-        size = NUM_TILES - n * self.rules.hand_size
-        return Deal(
-            tuple(tuple(tiles_of(int(hands[s]))) for s in range(n)),
-            tuple(TILES[int(t)] for t in bone[:size]),
-            int(leader),
-        )
-
-    def _previous_hand(self, i: int) -> HandHistory:
-        p = self.prev[i]
-        deal = self._deal_of(
-            p[P_DEAL_HANDS : P_DEAL_HANDS + 4], p[P_BONE : P_BONE + 28], p[P_LEADER]
-        )
-        return deal, tuple(int(a) for a in self.prev_log[i, : p[P_LOG_LEN]])
-
-    def load(self, i: int, game: Game, *, copy: bool = True) -> None:
-        """Set game ``i`` to ``game``'s position, in a fresh episode that starts there with
-        ``game``'s scores, so that it can be played on in the batch: e.g. a world that a search
-        sampled with :meth:`Game.from_view`, to roll out. ``game`` is not changed; the engine
-        keeps a copy of it (for :meth:`game`), or with ``copy=False`` ``game`` itself, which
-        the caller must then leave as it is.
-
-        From then on the game is stepped like any other; :meth:`game` and :meth:`view` give
-        ``game``'s position with the actions since applied, and :meth:`deal` ``game``'s deal
-        (a world's deal is its position). In a match episode the hands after this one are dealt
-        from the game's own generator, as after :meth:`reset_games`.
-
-        Raises:
-            VectorConfigError: if ``i`` is out of range, ``game`` is not a :class:`Game` in
-                play under this engine's rules, or the engine records (a record cannot hold a
-                position set from outside).
-            ResetRequiredError: before :meth:`reset`.
-        """
-        self._need_reset()
-        if self.recording:
-            raise VectorConfigError("load() is not available with record=True")
-        last = self.num_games - 1
-        if isinstance(i, bool) or not isinstance(i, int | np.integer) or not 0 <= i <= last:
-            raise VectorConfigError(f"load: game index must be in 0-{last}, not {i!r}")
-        if not isinstance(game, Game):
-            raise VectorConfigError(f"load: game must be a core Game, not {game!r}")
-        if game.rules != self.rules:
-            raise VectorConfigError(
-                f"load: the game is played under {game.rules.describe()}, not this engine's "
-                f"{self.rules.describe()}"
-            )
-        if game.is_hand_over:
-            raise VectorConfigError("load: the game's hand is over; only a hand in play loads")
-        i = int(i)
-        write_row(
-            self.st[i], self.scores_[i], self.hand_start[i], self.award[i], game,
-            int(self.cfg[C_BONE_LEN]),
-        )  # fmt: skip
-        self._history[i] = []
-        self._loaded[i] = game.clone() if copy else game
-        self._redealt.pop(i, None)
-
-    def _base(self, i: int) -> Game:
-        """The core game that loaded game ``i`` starts from (redealt where it was)."""
-        base = self._loaded[i]
-        redealt = self._redealt.get(i)
-        if redealt is None:
-            return base
-        seat, masks, bone = redealt
-        hands = {s: tiles_of(m) for s, m in enumerate(masks.tolist()) if s != seat}
-        return Game.from_view(base.view(seat), hands, bone.tolist(), strict=False)
-
-    def redeal(
-        self, indices: Sequence[int] | np.ndarray, hands: np.ndarray, boneyards: np.ndarray
-    ) -> None:
-        """Deal anew every tile that the seat to act cannot see, in games just set by
-        :meth:`load` (or copied from one, and not stepped since): ``hands[j]`` gives game
-        ``indices[j]`` every seat's hand as a tile mask (the acting seat's must be his own),
-        ``boneyards[j]`` the undrawn boneyard in draw order. The table, the scores and all else
-        stay. A search loads one world of a view and redeals the others into copies of it, far
-        faster than loading each; the worlds are the caller's, so known voids are not checked.
-
-        Raises:
-            VectorConfigError: if a game was not just loaded, the arrays' shapes are wrong, the
-                acting seat's hand differs, a hand's size differs, or the hands and boneyard
-                are not exactly the tiles off the table; no game is changed then.
-        """
-        self._need_reset()
-        idx = self._indices(indices, "redeal")
-        n = self.num_players
-        h = np.asarray(hands)
-        b = np.asarray(boneyards)
-        if h.shape != (idx.size, n) or h.dtype.kind not in "iu":
-            raise VectorConfigError(f"redeal: hands must be {idx.size} rows of {n} tile masks")
-        if b.ndim != 2 or b.shape[0] != idx.size or (b.size and b.dtype.kind not in "iu"):
-            raise VectorConfigError(f"redeal: boneyards must be {idx.size} rows of tiles")
-        st = self.st[idx]
-        if any(i not in self._loaded for i in idx.tolist()) or st[:, LOG_LEN].any():
-            raise VectorConfigError("redeal: only games just set by load() can be redealt")
-        left = int(self.cfg[C_BONE_LEN]) - st[:, BPOS]
-        if (left != b.shape[1]).any():
-            raise VectorConfigError("redeal: a boneyard's length is not the tiles left in it")
-        h = h.astype(np.int64)
-        b = b.astype(np.int64)
-        cur = st[:, CUR].astype(np.int64)
-        rows = np.arange(idx.size)
-        if (h[rows, cur] != st[rows, HANDS + cur]).any():
-            raise VectorConfigError("redeal: the acting seat's hand must stay his own")
-        if (b < 0).any() or (b >= NUM_TILES).any():
-            raise VectorConfigError("redeal: a boneyard holds a number that is not a tile")
-        bits = (h[:, :, None] >> np.arange(NUM_TILES)) & 1  # (M, n, 28)
-        bone_bits = np.zeros((idx.size, NUM_TILES), np.int64)
-        np.add.at(bone_bits, (np.repeat(rows, b.shape[1]), b.ravel()), 1)
-        table = (st[:, ON_TABLE, None].astype(np.int64) >> np.arange(NUM_TILES)) & 1
-        if (bits.sum(axis=2) != st[:, SIZES : SIZES + n]).any():
-            raise VectorConfigError("redeal: a hand's size differs from the game's")
-        if (bits.sum(axis=1) + bone_bits + table != 1).any():
-            raise VectorConfigError(
-                "redeal: the hands and boneyard must be the tiles off the table"
-            )
-        st[:, HANDS : HANDS + n] = h
-        st[:, DEAL_HANDS : DEAL_HANDS + n] = h
-        st[:, PIPS_COL : PIPS_COL + n] = bits @ T_PIPS
-        for k in range(b.shape[1]):
-            st[rows, BONE + st[:, BPOS] + k] = b[:, k]
-        self.st[idx] = st
-        self._redealt.update(zip(idx.tolist(), zip(cur.tolist(), h, b, strict=True), strict=True))
-
-    def copy_games(
-        self, sources: int | Sequence[int] | np.ndarray, targets: Sequence[int] | np.ndarray
-    ) -> None:
-        """Make each game ``targets[j]`` an exact copy of game ``sources[j]`` (or of the one
-        game ``sources``): its position, its episode so far and its generator. E.g. worlds
-        loaded once each, then tried with a different action in each copy.
-
-        Raises:
-            VectorConfigError: for an index out of range, repeated targets, sources and targets
-                of different lengths, or a target that is also a source.
-            ResetRequiredError: before :meth:`reset`.
-        """
-        self._need_reset()
-        idx = np.asarray(targets)
-        src = np.asarray(sources)
-        for a, what in ((idx, "targets"), (src, "sources")):
-            if a.ndim > 1 or (a.size and a.dtype.kind not in "iu") or a.dtype == bool:
-                raise VectorConfigError(f"copy_games: {what} must be ints, not {a!r}")
-        if (src.ndim == 1 and src.shape != idx.shape) or idx.ndim != 1:
-            raise VectorConfigError("copy_games: give one source, or one source per target")
-        idx = idx.astype(np.int64)
-        src = np.broadcast_to(src.astype(np.int64), idx.shape)
-        last = self.num_games - 1
-        if idx.size and (min(idx.min(), src.min()) < 0 or max(idx.max(), src.max()) > last):
-            raise VectorConfigError(f"copy_games: an index is out of range 0-{last}")
-        if np.unique(idx).size != idx.size:
-            raise VectorConfigError("copy_games: a target is repeated")
-        if np.isin(idx, src).any():
-            raise VectorConfigError("copy_games: a target is also a source")
-        arrays = (self.st, self.scores_, self.hand_start, self.episode_start, self.award, self.rng,
-                  self.log)  # fmt: skip
-        for a in arrays:
-            a[idx] = a[src]
-        self.prev[idx] = self.prev[src]
-        self.prev_log[idx] = self.prev_log[src]
-        for i, j in zip(idx.tolist(), src.tolist(), strict=True):
-            self._history[i] = list(self._history[j])
-            _copy_entry(self._loaded, j, i)
-            _copy_entry(self._redealt, j, i)
-
-    def hand_actions(self, i: int) -> tuple[int, ...]:
-        """The engine action ids of game ``i``'s current hand so far."""
-        return tuple(int(a) for a in self.log[i, : self.st[i, LOG_LEN]])
-
-    def game(self, i: int) -> Game:
-        """A core :class:`Game` in game ``i``'s exact position.
-
-        With ``record=True`` it replays the whole episode (every hand's deal and actions), so
-        its hand log and results are the match's. Without, it starts from the current hand's
-        deal with the scores the hand began with, and replays that hand.
-        """
-        self._need_reset()
-        if i in self._loaded:  # the game it was set from, and what has been played since
-            game = self._base(i).clone()
-            for a in self.hand_actions(i):
-                game.apply(a)
-            return game
-        hands = [*self._history[i], (self.deal(i), self.hand_actions(i))]
-        if self.recording:  # the whole episode, from the scores it began at
-            start = [_num(x) for x in self.episode_start[i, : self.num_sides]]
-            game = Game(self.rules, deal=hands[0][0], scores=start)
-        else:
-            start = [_num(x) for x in self.hand_start[i, : self.num_sides]]
-            hands = hands[-1:]
-            game = Game(self.rules, deal=hands[0][0], scores=start)
-        for k, (deal, actions) in enumerate(hands):
-            if k:
-                game.deal(deal=deal)
-            for a in actions:
-                game.apply(a)
-        return game
-
-    def view(self, i: int, seat: int | None = None) -> PlayerView:
-        """What ``seat`` (default: the seat to act) may know in game ``i``: the core
-        :class:`PlayerView` of :meth:`game` (for agents written against the core)."""
-        game = self.game(i)
-        if seat is None:
-            seat = int(self.st[i, CUR])
-        return game.view(seat)
-
-    def record(self, i: int, extra: dict[str, Any] | None = None) -> Record:
-        """The game record of game ``i``'s episode so far (every hand dealt, as RULES.md §4).
-
-        Raises:
-            VectorConfigError: unless the engine was built with ``record=True``.
-            RecordError: if the rules are not a preset's (records hold presets only).
-        """
-        if not self.recording:
-            raise VectorConfigError("record() needs VectorGame(..., record=True)")
-        return record_of(self.game(i), extra)
-
-    def describe(self, i: int) -> str:
-        """One line on game ``i``: status, hand, phase, seat to act, scores."""
-        st = self.st[i]
-        status = ("live", "terminated", "truncated")[int(st[STATUS])]
-        scores = ", ".join(f"{_num(x):g}" for x in self.scores_[i, : self.num_sides])
-        end = HAND_ENDS[int(st[HAND_END])]
-        left = self.rules.boneyard_size - int(st[BPOS])
-        return (
-            f"game {i}: {status}, hand {int(st[HAND_NO])}, phase {int(st[PHASE])}, "
-            f"seat {int(st[CUR])}, boneyard {left}, scores [{scores}]"
-            + (f", last hand end {end}" if end else "")
-        )
-
-
-def _copy_entry(table: dict[int, _V], source: int, target: int) -> None:
-    """Give ``target`` the entry of ``source`` in ``table``, or none where it has none."""
-    if source in table:
-        table[target] = table[source]
-    else:
-        table.pop(target, None)
 
 
 def policy_rng(seeds: int | Sequence[int] | np.ndarray, num_games: int | None = None) -> U64:
