@@ -136,15 +136,6 @@ class Tally:
     def first_leader(self) -> WinStats:
         return wins_of(self.first_leader_wins, self.matches)
 
-    def common_json(self, rules: Rules) -> dict[str, Any]:
-        return {
-            "seats": [s.to_json() for s in self.seats(rules)],
-            "first_leader": self.first_leader().to_json(),
-            "hands_per_match": self.hands / self.matches,
-            "moves_per_match": self.moves / self.matches,
-            "shared_wins": self.shared,
-        }
-
 
 def lineup_scores(
     results: Sequence[MatchResult], k: int, size: int
