@@ -8,7 +8,7 @@ outlook kernel :func:`allfives_env.vector.kernels.outlook.outlook`, which mirror
 ``envs.outlook.outlook``), with the same float64 operations in the same order, the same weights
 (``HeuristicAgent.act_batch`` hands over :func:`agents.heuristic.weights` at each call) and the
 same tie-break: the best value, then the heavier tile, then the lower action id. DRAW or PASS
-only when no placement is legal; no randomness. ``tests/test_compiled_agents.py`` pins it to
+only when no placement is legal; no randomness. ``tests/agents/test_compiled_agents.py`` pins it to
 the Python agent.
 
 This module imports numba (through :mod:`allfives_env.vector`); :mod:`agents.heuristic` imports

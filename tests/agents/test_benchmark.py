@@ -24,7 +24,7 @@ from agents.benchmark.report import (
 from agents.benchmark.run import exploitability_skipped, result_numbers
 from agents.eval.match import EvalError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def allfives(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

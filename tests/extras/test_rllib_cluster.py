@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("ray.rllib")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def free_port() -> int:

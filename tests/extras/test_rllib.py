@@ -24,7 +24,7 @@ from allfives_env.envs.settings import EnvConfigError
 from allfives_rllib.env import AllFivesMultiAgentEnv
 from allfives_rllib.module import MASKED, MaskedActorCritic
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TRAIN = [sys.executable, str(ROOT / "train_rllib.py")]
 TABLES = [("pagat", 2, None), ("pyatyorka", 3, None), ("pagat", 4, True), ("dominoes_cc", 4, None)]
 

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = (
     "allfives_env", "agents", "allfives_rllib", "allfives_web", "allfives_openspiel",
     "allfives_cli", "tools",

@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TRAIN = [sys.executable, str(ROOT / "train.py")]
 
 

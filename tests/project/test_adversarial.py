@@ -404,7 +404,7 @@ def test_a_records_start_scores_are_checked(start: object) -> None:
 
 # ---------------------------------------------------------------- one process a run folder
 
-ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
 
 
 def _trainer(script: str, runs: Any, *args: str) -> list[str]:

@@ -27,7 +27,7 @@ from allfives_env.core.game import Game
 from allfives_env.core.rules import Rules
 from allfives_env.core.view import PlayerView
 from tests.conftest import fake_checkpoint
-from tests.test_vector_load import positions
+from tests.vector.test_load import positions
 from tests.vector_mirror import IDS, TABLES
 
 

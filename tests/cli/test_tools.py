@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("numba")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OFFLINE_FIT = [sys.executable, str(ROOT / "tools" / "offline_fit.py")]
 
 TINY = """\

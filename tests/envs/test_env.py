@@ -496,7 +496,7 @@ def test_auto_mode_takes_forced_draws_itself() -> None:
 def test_docs_spaces_md_matches_the_code() -> None:
     from pathlib import Path
 
-    doc = Path(__file__).resolve().parent.parent / "docs" / "spaces.md"
+    doc = Path(__file__).resolve().parents[2] / "docs" / "spaces.md"
     assert doc.read_text(encoding="utf-8") == spaces_markdown(), (
         "docs/spaces.md is stale: python -m allfives_env.envs.spaces > docs/spaces.md"
     )
