@@ -25,12 +25,12 @@ from collections.abc import Sequence
 
 from agents.errors import AgentError
 from agents.registry import make_agent
+from allfives_cli.benchmark import add_benchmark_parsers, run_benchmark, run_leaderboard
 from allfives_cli.evaluate import add_eval_parser, run_eval
 from allfives_cli.options import Parser, add_rules_options, fail, rules_from_args, split_specs
 from allfives_cli.play import add_play_parser, run_play
 from allfives_cli.serve import add_serve_parser, run_serve
 from allfives_cli.speed import add_speed_parser, run_speed
-from allfives_cli.benchmark import add_benchmark_parsers, run_leaderboard, run_benchmark
 from allfives_env.core.errors import AllFivesError
 
 
