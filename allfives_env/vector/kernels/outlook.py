@@ -5,8 +5,8 @@ and the ``action_outlook`` block of an observation (mirrors
 Deliberate speed copies of the Python functions, pinned bit for bit by
 ``tests/vector/test_outlook.py`` (the observation block) and
 ``tests/agents/test_compiled_agents.py`` (the heuristic built on :func:`outlook`): every float64
-value is computed by the same operations in the same order as the reference, so the doubles are equal, and so are their float32
-roundings.
+value is computed by the same operations in the same order as the reference, so the doubles are
+equal, and so are their float32 roundings.
 
 The seat whose outlook is taken is the one to act (``Position.of_game``): his hand is
 ``HANDS[seat]``, the tiles he cannot see are the rest off the table, and hand sizes, known voids
