@@ -1,7 +1,8 @@
 """The architecture holds: layers never import upward, and no module imports itself in a circle.
 
 Every import statement of every module is read (also those inside functions and under
-``TYPE_CHECKING``, and ``importlib.import_module`` of a literal name), so lazy imports count.
+``TYPE_CHECKING``, and ``importlib.import_module`` or ``runpy.run_module`` of a literal name),
+so lazy imports count.
 The layers, bottom up:
 
 1. ``allfives_env.core`` — the rules; the standard library only.
@@ -103,12 +104,12 @@ def imports_of(name: str, path: Path) -> set[str]:
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute | ast.Name)
             and (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id)
-            in ("import_module", "__import__")
+            in ("import_module", "__import__", "run_module")
             and node.args
             and isinstance(node.args[0], ast.Constant)
             and isinstance(node.args[0].value, str)
         ):
-            out.add(node.args[0].value)  # importlib.import_module("a.b"): a lazy import too
+            out.add(node.args[0].value)  # import_module("a.b"), run_module("a"): imports too
     return out
 
 
@@ -188,8 +189,10 @@ def test_no_import_circles() -> None:
 
 
 def test_the_layering_test_sees_lazy_imports() -> None:
-    """A sanity check of the reader: an import inside a function is counted."""
+    """A sanity check of the reader: an import inside a function is counted, and so is a module
+    run by name."""
     assert "allfives_env.envs.allfives_v1" in GRAPH["allfives_env"]
+    assert "allfives_cli" in GRAPH["allfives_env.__main__"]
 
 
 def test_the_extras_packages_stay_apart() -> None:
