@@ -82,7 +82,7 @@ class AllFivesMultiAgentVectorEnv:
         Without a seed, the last one plus one (the first time: fresh entropy).
 
         Raises:
-            EnvConfigError: for a seed :func:`~allfives_env.envs.aec.check_seed` refuses.
+            EnvConfigError: for a seed :func:`~allfives_env.envs.settings.check_seed` refuses.
         """
         self._seed = next_seed(seed, self._seed)
         self.vg.reset(derive_seeds(self._seed, self.num_envs))

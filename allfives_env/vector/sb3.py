@@ -85,7 +85,7 @@ class AllFivesVecEnv(VecEnv):
         """Seed the next :meth:`reset` (``None``: from fresh entropy, as SB3's own envs do).
 
         Raises:
-            EnvConfigError: for a seed :func:`~allfives_env.envs.aec.check_seed` refuses.
+            EnvConfigError: for a seed :func:`~allfives_env.envs.settings.check_seed` refuses.
         """
         self._next_seed = next_seed(seed, None)
         return [None] * self.num_envs

@@ -219,7 +219,7 @@ class LearnerBatch:
         ``None`` draws a seed from fresh entropy.
 
         Raises:
-            EnvConfigError: for a seed :func:`~allfives_env.envs.aec.check_seed` refuses.
+            EnvConfigError: for a seed :func:`~allfives_env.envs.settings.check_seed` refuses.
         """
         seed = next_seed(seed, None)
         n = self.num_envs
@@ -408,7 +408,7 @@ class AllFivesVectorEnv(VectorEnv[F32, Any, Any]):
         one plus one (the first time: fresh entropy). ``options`` is not used (give ``None``).
 
         Raises:
-            EnvConfigError: for a seed :func:`~allfives_env.envs.aec.check_seed` refuses, or
+            EnvConfigError: for a seed :func:`~allfives_env.envs.settings.check_seed` refuses, or
                 any options.
         """
         if options:

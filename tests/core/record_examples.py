@@ -206,5 +206,5 @@ CONFIGS = [(p, n, True) for p in PRESETS for n in (2, 3, 4)] + [(p, 4, False) fo
 CONFIG_IDS = [f"{p}-{n}p{'' if ps else '-solo'}" for p, n, ps in CONFIGS]
 
 
-def rules_of(preset: str, n: int, partnerships: bool) -> Rules:
+def preset_rules(preset: str, n: int, partnerships: bool) -> Rules:
     return Rules.preset(preset, n, partnerships=partnerships)

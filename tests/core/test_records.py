@@ -41,13 +41,13 @@ from tests.core.record_examples import (
     hand_entry,
     play_random,
     points_of,
+    preset_rules,
     rec_a,
     rec_b,
     rec_c,
     rec_d,
     record,
     record_dict,
-    rules_of,
     run,
 )
 
@@ -73,7 +73,7 @@ STOPS: dict[str, Callable[[int], Callable[[Game, int], bool]]] = {
 @pytest.mark.parametrize("mode", list(STOPS))
 @pytest.mark.parametrize(("preset", "n", "partnerships"), CONFIGS, ids=CONFIG_IDS)
 def test_round_trip_through_json(preset: str, n: int, partnerships: bool, mode: str) -> None:
-    rules = rules_of(preset, n, partnerships)
+    rules = preset_rules(preset, n, partnerships)
     checked = 0
     for seed in (1, 2, 3):
         game, points = play_random(rules, seed, stop=STOPS[mode](seed))
@@ -101,7 +101,7 @@ def test_round_trip_through_json(preset: str, n: int, partnerships: bool, mode: 
 
 @pytest.mark.parametrize(("preset", "n", "partnerships"), CONFIGS, ids=CONFIG_IDS)
 def test_round_trip_through_files(preset: str, n: int, partnerships: bool, tmp_path: Any) -> None:
-    rules = rules_of(preset, n, partnerships)
+    rules = preset_rules(preset, n, partnerships)
     for seed, stop in (
         (3, STOPS["whole-match"](3)),
         (4, STOPS["mid-hand"](4)),
@@ -120,7 +120,7 @@ def test_round_trips_cover_every_hand_end_and_mirrored_leads() -> None:
     ends: set[HandEnd] = set()
     mirrored = plain = 0
     for preset, n, partnerships in CONFIGS:
-        game, _ = play_random(rules_of(preset, n, partnerships), 1)
+        game, _ = play_random(preset_rules(preset, n, partnerships), 1)
         ends.update(h.end for h in game.hand_results)
         for h in record_dict(game)["hands"]:
             lead = h["actions"][0]
