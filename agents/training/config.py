@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
+from allfives_env.core.errors import RulesError
 from allfives_env.core.rules import Rules
-from allfives_env.envs.settings import rules_of
+from allfives_env.envs.settings import EPISODES, FORCED, REWARDS, rules_of
 
 
 class ConfigError(ValueError):
@@ -125,25 +126,51 @@ class Settings:
         unit: Iterable[str] = (),
         positive: Iterable[str] = (),
     ) -> list[Check]:
-        """The types (:func:`check_types`, raising at once) and :func:`common_checks` of the
-        shared fields, with the trainer's own ``at_least_1``, ``at_least_0``, ``unit`` and
-        ``positive`` fields after them.
+        """The checks every trainer makes, after the types (:func:`check_types`, raising at
+        once) and the rules: the game's settings, the run's name, the seed (below
+        ``seed_limit``), a non-empty list of evaluation opponents, finite floats, the actor's
+        and critic's hidden sizes ≥ 1, and the ranges of the shared fields, then of the
+        trainer's own: ``at_least_1``, ``at_least_0``, ``unit`` (between 0 and 1) and
+        ``positive``.
 
         Raises:
             ConfigError: for a field of the wrong type, or rules that cannot be made.
         """
         check_types(self)
-        return common_checks(
-            self,
-            seed_limit=seed_limit,
-            at_least_1=(
-                "update_epochs", "pool_size", "snapshot_every", "eval_every", "eval_matches",
-                "eval_processes", "torch_threads", *at_least_1,
-            ),
-            at_least_0=("final_eval_matches", *at_least_0),
-            unit=("gae_lambda", "gamma", *unit),
-            positive=("learning_rate", "clip_coef", "max_grad_norm", *positive),
+        at_least_1 = (
+            "update_epochs", "pool_size", "snapshot_every", "eval_every", "eval_matches",
+            "eval_processes", "torch_threads", *at_least_1,
         )  # fmt: skip
+        at_least_0 = ("final_eval_matches", *at_least_0)
+        unit = ("gae_lambda", "gamma", *unit)
+        positive = ("learning_rate", "clip_coef", "max_grad_norm", *positive)
+        try:
+            self.rules()
+        except RulesError as e:
+            raise ConfigError(f"config: {e}") from None
+        name = self.name
+        checks: list[Check] = [
+            (self.episode in EPISODES, "episode", f"one of {', '.join(EPISODES)}"),
+            (self.reward in REWARDS, "reward", f"one of {', '.join(REWARDS)}"),
+            (self.forced_actions in FORCED, "forced_actions", f"one of {', '.join(FORCED)}"),
+            (self.action_features in ("basic", "outlook", "lookahead"), "action_features",
+             "basic, outlook or lookahead"),
+            (bool(name) and name.replace("-", "").replace("_", "").isalnum(), "name", "letters, "
+             "digits, - or _"),
+            (0 <= self.seed < seed_limit, "seed", f"from 0 to {_power(seed_limit)} - 1"),
+            (bool(self.eval_opponents), "eval_opponents", "at least one agent spec"),
+        ]  # fmt: skip
+        checks += [(getattr(self, key) >= 1, key, "at least 1") for key in at_least_1]
+        checks += [(getattr(self, key) >= 0, key, "at least 0") for key in at_least_0]
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.type == "float":
+                checks.append((math.isfinite(value), f.name, "a finite number"))
+            if f.name in ("actor_arch", "critic_arch"):
+                checks.append((bool(value) and all(h >= 1 for h in value), f.name, "sizes ≥ 1"))
+        checks += [(0.0 <= getattr(self, key) <= 1.0, key, "between 0 and 1") for key in unit]
+        checks += [(getattr(self, key) > 0, key, "positive") for key in positive]
+        return checks
 
 
 def check_type(key: str, value: Any, kind: Any) -> None:
@@ -176,57 +203,6 @@ def check_types(cfg: Any) -> None:
     """
     for f in dataclasses.fields(cfg):
         check_type(f.name, getattr(cfg, f.name), f.type)
-
-
-def common_checks(
-    cfg: Settings,
-    *,
-    seed_limit: int,
-    at_least_1: Iterable[str],
-    at_least_0: Iterable[str],
-    unit: Iterable[str],
-    positive: Iterable[str],
-) -> list[Check]:
-    """The checks every trainer makes, after the types (:func:`check_types`) and the rules.
-
-    The game's settings, the run's name, the seed (below ``seed_limit``), a non-empty list of
-    evaluation opponents, finite floats, the actor's and critic's hidden sizes ≥ 1, and the
-    named fields' ranges: ``at_least_1``, ``at_least_0``, ``unit`` (between 0 and 1) and
-    ``positive``.
-
-    Raises:
-        ConfigError: if the rules cannot be made.
-    """
-    from allfives_env import RulesError
-    from allfives_env.envs.settings import EPISODES, FORCED, REWARDS
-
-    try:
-        cfg.rules()
-    except RulesError as e:
-        raise ConfigError(f"config: {e}") from None
-    name = cfg.name
-    checks: list[Check] = [
-        (cfg.episode in EPISODES, "episode", f"one of {', '.join(EPISODES)}"),
-        (cfg.reward in REWARDS, "reward", f"one of {', '.join(REWARDS)}"),
-        (cfg.forced_actions in FORCED, "forced_actions", f"one of {', '.join(FORCED)}"),
-        (cfg.action_features in ("basic", "outlook", "lookahead"), "action_features",
-         "basic, outlook or lookahead"),
-        (bool(name) and name.replace("-", "").replace("_", "").isalnum(), "name", "letters, "
-         "digits, - or _"),
-        (0 <= cfg.seed < seed_limit, "seed", f"from 0 to {_power(seed_limit)} - 1"),
-        (bool(cfg.eval_opponents), "eval_opponents", "at least one agent spec"),
-    ]  # fmt: skip
-    checks += [(getattr(cfg, key) >= 1, key, "at least 1") for key in at_least_1]
-    checks += [(getattr(cfg, key) >= 0, key, "at least 0") for key in at_least_0]
-    for f in dataclasses.fields(cfg):
-        value = getattr(cfg, f.name)
-        if f.type == "float":
-            checks.append((math.isfinite(value), f.name, "a finite number"))
-        if f.name in ("actor_arch", "critic_arch"):
-            checks.append((bool(value) and all(h >= 1 for h in value), f.name, "sizes ≥ 1"))
-    checks += [(0.0 <= getattr(cfg, key) <= 1.0, key, "between 0 and 1") for key in unit]
-    checks += [(getattr(cfg, key) > 0, key, "positive") for key in positive]
-    return checks
 
 
 def _power(limit: int) -> str:
