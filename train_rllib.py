@@ -58,7 +58,7 @@ from agents.files import replace_whole  # noqa: E402
 from agents.training import config as train_config  # noqa: E402
 from agents.training.entry import INTERRUPTS, Session, run_command  # noqa: E402
 from agents.training.run_folder import changed_fields, open_run_folder, write_config  # noqa: E402
-from allfives_rllib.algorithm import build  # noqa: E402
+from allfives_rllib.algorithm import build, empty_league  # noqa: E402
 from allfives_rllib.config import ConfigError, RLlibConfig, load_yaml  # noqa: E402
 
 PROG = "train_rllib.py"
@@ -131,9 +131,7 @@ class Run:
     next_eval: int = 0
     best_score: float = -1.0
     history: list[dict[str, Any]] = field(default_factory=list)
-    league: dict[str, Any] = field(
-        default_factory=lambda: {"snapshots": [], "next_index": 0, "last_snapshot_step": 0}
-    )
+    league: dict[str, Any] = field(default_factory=empty_league)
     env_runners: list[dict[str, Any]] = field(default_factory=list)
     """Where the env runners ran (Ray node id and address) and the env steps each sampled."""
 

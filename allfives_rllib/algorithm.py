@@ -16,6 +16,11 @@ SOURCE = Path(__file__).resolve().parent.parent
 import them from there (a source checkout shared by the nodes)."""
 
 
+def empty_league() -> dict[str, Any]:
+    """The league record of a run that has not begun: no snapshots yet (see :func:`build`)."""
+    return {"snapshots": [], "next_index": 0, "last_snapshot_step": 0}
+
+
 def build(cfg: RLlibConfig, league: dict[str, Any], address: str | None) -> Any:
     """Start (or join, at ``address``) Ray and build PPO with the league as the trainer's
     record ``league`` holds it (``snapshots``, ``next_index``, ``last_snapshot_step``)."""

@@ -23,13 +23,12 @@ from typing import Any
 
 def bench_rllib(seconds: float) -> dict[str, float]:
     """Env steps/s (and the main module's steps/s) of RLlib PPO with the default config."""
-    from allfives_rllib.algorithm import build
+    from allfives_rllib.algorithm import build, empty_league
     from allfives_rllib.config import RLlibConfig
     from allfives_rllib.league import add_snapshot, league_callback
 
     cfg = RLlibConfig(progress=False)
-    league = {"snapshots": [], "next_index": 0, "last_snapshot_step": 0}
-    algo: Any = build(cfg, league, None)
+    algo: Any = build(cfg, empty_league(), None)
     add_snapshot(algo, league_callback(algo), 0)
 
     def counts(result: dict[str, Any]) -> tuple[int, int]:
