@@ -375,8 +375,8 @@ def _run(session: Session, argv: Sequence[str]) -> int:
     command = parse_args(argv)
     cfg = command.cfg
     folder = command.runs / "rllib" / cfg.name
+    session.folder = folder  # a full disk from here on (the lock file too) is one line
     with open_run_folder(folder, command.fresh):  # one process a run folder
-        session.folder = folder
         saved_cfg = folder / "config.yaml"
         if saved_cfg.exists() and (folder / "state.json").exists():
             old = yaml.safe_load(saved_cfg.read_text(encoding="utf-8"))

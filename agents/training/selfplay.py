@@ -151,8 +151,8 @@ def _run(session: Session, argv: Sequence[str]) -> int:
     command = parse_args(argv)
     cfg = command.cfg
     run = Run(cfg, command.runs)
+    session.folder, session.resumable = run.dir, run.state_file.exists
     with open_run_folder(run.dir, command.fresh):  # one process a run folder
-        session.folder, session.resumable = run.dir, run.state_file.exists
         saved = load_resume_point(run, cfg)
         if saved is not None:
             done = saved["num_timesteps"]
