@@ -55,9 +55,10 @@ def _resolve(opponent: Opponent) -> Agent | Policy:
 class AllFivesSingleAgentEnv(gym.Env[ObsArray, int]):
     """All Fives from one seat; the other seats are played by ``opponents``.
 
+    ``num_players``, ``rules``, ``episode``, ``reward``, ``forced_actions``, ``render_mode``,
+    ``max_cycles``, ``partnerships`` and ``action_features`` are as for :func:`allfives_env.env`.
+
     Args:
-        num_players, rules, episode, reward, forced_actions, render_mode, max_cycles,
-            partnerships, action_features: as for :func:`allfives_env.env`.
         opponents: one opponent for every other seat, a sequence (one per other seat, in seat
             order), or a mapping seat → opponent. Default: ``"random"``.
         learner_seat: the learner's seat, or ``"random"`` to draw it at every reset.

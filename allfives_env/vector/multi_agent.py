@@ -40,10 +40,11 @@ from allfives_env.vector.state import F32, I8, I64, BoolArray
 class AllFivesMultiAgentVectorEnv:
     """N games, every seat played by the caller (see the module docstring).
 
+    ``rules``, ``num_players``, ``partnerships``, ``episode``, ``reward``, ``forced_actions``,
+    ``action_features`` and ``max_cycles`` are as for :func:`allfives_env.env`.
+
     Args:
         num_envs: games in the batch.
-        rules, num_players, partnerships, episode, reward, forced_actions, action_features,
-            max_cycles: as for :func:`allfives_env.env`.
 
     Raises:
         EnvConfigError: for a bad argument.

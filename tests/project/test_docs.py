@@ -1,17 +1,51 @@
-"""The README's commands stay true: CI runs exactly its test command."""
+"""The README and the docs site stay true.
+
+* CI runs exactly the README's test command, and its main job is ``python train.py``.
+* The site builds with ``mkdocs build --strict``: every page in the navigation, no broken link,
+  anchor or API reference.
+* Every Python example on the README and the site's pages runs as written (a training example
+  shortened); every shell example runs too, page by page in order, in a copy of the source
+  tree, with the budgets of the ones that train or measure cut short (``SHORTER``). A command
+  that cannot run here is listed in ``NOT_RUN`` with the reason and what proves it instead; a
+  command that is neither fails the test, so a new example cannot go unchecked.
+"""
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+
+
+def pages() -> list[Path]:
+    """README.md, then every page of the site."""
+    return [README, *sorted(DOCS.rglob("*.md"))]
+
+
+def page_id(page: Path) -> str:
+    return str(page.relative_to(ROOT))
+
+
+def blocks(page: Path, lang: str) -> list[str]:
+    return re.findall(rf"```{lang}\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
 
 
 def readme_commands() -> list[str]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = README.read_text(encoding="utf-8")
     block = re.search(r"## Quick start.*?```bash\n(.*?)```", text, re.S)
     assert block, "README.md lost its Quick start block"
     return [line for line in block.group(1).splitlines() if line and not line.startswith("#")]
@@ -29,18 +63,206 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert readme_commands()[1] in ci
 
 
+def test_readme_is_short_and_links_into_the_docs() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 200
+    for target in re.findall(r"\]\(((?:docs/|CHANGELOG|LICENSE)[^)#]*)", text):
+        assert (ROOT / target).is_file(), target
+
+
 def test_docs_rules_is_the_project_spec() -> None:
     shared = ROOT.parent / "shared" / "RULES.md"
     if not shared.exists():
         pytest.skip("no ../shared beside this checkout")
-    assert (ROOT / "docs" / "RULES.md").read_text() == shared.read_text()
+    assert (DOCS / "RULES.md").read_text() == shared.read_text()
 
 
-def test_readme_examples_run() -> None:
-    """Every Python example in README.md runs as written (training examples shortened)."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
-    assert len(blocks) >= 4
-    for i, block in enumerate(blocks):
+def test_the_site_builds_strictly(tmp_path: Path) -> None:
+    pytest.importorskip("mkdocs")
+    pytest.importorskip("mkdocstrings")
+    build = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert build.returncode == 0, build.stderr[-4000:]
+    reference = (tmp_path / "site" / "reference" / "allfives_env" / "index.html").read_text()
+    assert 'id="allfives_env.core.game.Game.apply"' in reference  # the docstrings made it in
+    assert ":class:" not in reference  # Sphinx's roles dropped (tools/mkdocs_hooks.py)
+    changelog = (tmp_path / "site" / "changelog" / "index.html").read_text()
+    assert "0.1.0" in changelog and "0.15.0" in changelog
+
+
+@pytest.mark.parametrize("page", [p for p in pages() if blocks(p, "python")], ids=page_id)
+def test_python_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every Python example runs as written, in an empty folder (training examples shortened)."""
+    monkeypatch.chdir(tmp_path)
+    for i, block in enumerate(blocks(page, "python")):
         code = re.sub(r"\.learn\(\d[\d_]*\)", ".learn(256)", block)
-        exec(compile(code, f"README.md python block {i + 1}", "exec"), {"__name__": "readme"})
+        exec(compile(code, f"{page_id(page)} python block {i + 1}", "exec"), {"__name__": "doc"})
+
+
+# --- shell examples --------------------------------------------------------------------------
+
+RLLIB_SMALL = (
+    "--total_timesteps 1500 --train_batch_size 500 --minibatch_size 250 --num_env_runners 0 "
+    "--eval_every 1000 --eval_matches 4 --final_eval_matches 4 --no_progress"
+)
+SHORTER: list[tuple[str, str]] = [
+    # regex → replacement, applied in turn to every command: the same command at a test's size
+    (r"^python train\.py$", "python train.py --config configs/smoke.yaml --name default"),
+    (
+        r"^python train_rllib\.py$",
+        "python train_rllib.py --config configs/rllib_smoke.yaml --name default",
+    ),
+    (r"^(python train_rllib\.py --config configs/(?!rllib_smoke)\S+.*)$", rf"\1 {RLLIB_SMALL}"),
+    (r"--matches \d+", "--matches 4"),
+    (r"^(allfives benchmark .*)$", r"\1 --protocol allfives-bench/1-reduced"),
+    (r"^allfives speed vector$", "allfives speed vector --seconds 0.2 --repeat 1 --games 64"),
+    (r"^python -m build$", "python -m build --no-isolation"),  # no download of setuptools
+]  # fmt: skip
+
+NOT_RUN: dict[str, str] = {
+    # a command (one step of a `&&` chain) → why it does not run here, and what proves it
+    "python3 -m venv .venv": "makes the venv; CI runs the README's setup, this step included",
+    ". .venv/bin/activate": "CI runs the README's setup, this step included",
+    "pip install torch==2.13.0": "CI runs the README's setup, this step included",
+    "pip install -e '.[test,rllib]'": "CI runs the README's setup, this step included",
+    "pip install -e '.[train,web]'": "installs extras that CI's '.[test,rllib]' holds",
+    "pip install -e '.[openspiel]'": "installs an extra that CI's '.[test,rllib]' holds",
+    "python -m pytest -q": "the README's test command: this test is part of that run",
+    "mypy allfives_env agents allfives_cli allfives_rllib allfives_web allfives_openspiel "
+    "train.py train_rllib.py tools": "CI runs it after the tests (.ci/run)",
+    "bash .ci/run": "CI itself",
+    "export RAY_AUTH_MODE=token RAY_AUTH_TOKEN=…": "a cluster of machines: "
+    "tests/extras/test_rllib_cluster.py starts two nodes here, token authentication on",
+    "ray start --head --port 6379": "tests/extras/test_rllib_cluster.py starts a head node",
+    "ray start --address HEAD_IP:6379": "tests/extras/test_rllib_cluster.py joins a second node",
+    "python train_rllib.py --address HEAD_IP:6379 --num_env_runners 32 --num_learners 2 "
+    "--name big": "tests/extras/test_rllib_cluster.py trains on its two nodes with --address",
+}
+
+PREREQUISITES = ("python train.py", "python train_rllib.py")
+"""What later commands play (``runs/default/best.zip``, ``rllib:runs/rllib/default``): run first,
+so that any one page can be tested alone."""
+
+
+def commands(page: Path) -> list[str]:
+    """The page's shell commands in order, comments and blank lines dropped."""
+    out = []
+    for block in blocks(page, "bash"):
+        for line in block.splitlines():
+            command = re.sub(r"\s+#.*$", "", line).strip()
+            if command and not command.startswith("#"):
+                out.extend(step.strip() for step in command.split(" && "))
+    return out
+
+
+def shorter(command: str) -> str:
+    for pattern, replacement in SHORTER:
+        command = re.sub(pattern, replacement, command)
+    return command
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Sandbox:
+    """A copy of the source tree where the examples run, and what already ran there."""
+
+    path: Path
+    env: dict[str, str]
+    done: set[str] = field(default_factory=set)
+
+    def run(self, command: str) -> None:
+        if command in NOT_RUN:
+            return
+        command = shorter(command)
+        if command in self.done:
+            return  # the same example on another page: its outputs are here
+        if command.startswith(("allfives serve", "mkdocs serve")):
+            self.serve(command)
+        else:
+            stdin = "quit\n" if command.startswith("allfives play") else ""
+            done = subprocess.run(
+                ["bash", "-c", command], cwd=self.path, env=self.env, input=stdin,
+                capture_output=True, text=True, timeout=900,
+            )  # fmt: skip
+            assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-4000:])
+            assert "Traceback" not in done.stderr, (command, done.stderr[-4000:])
+        self.done.add(command)
+
+    def serve(self, command: str) -> None:
+        """Start the server, load its page (and the web app's agents), stop it."""
+        port = free_port()
+        if command.startswith("allfives serve"):
+            command = re.sub(r" --port \d+", "", command) + f" --port {port}"
+        else:
+            command += f" -a 127.0.0.1:{port}"
+        proc = subprocess.Popen(
+            ["bash", "-c", f"exec {command}"], cwd=self.path, env=self.env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + 180
+            while True:
+                try:
+                    page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).read()
+                    break
+                except OSError:
+                    assert proc.poll() is None, (command, proc.communicate()[1][-4000:])
+                    assert time.monotonic() < deadline, command
+                    time.sleep(0.5)
+            assert b"allfives" in page.lower(), command
+            if command.startswith("allfives serve"):
+                url = f"http://127.0.0.1:{port}/api/options"
+                options = urllib.request.urlopen(url, timeout=30).read().decode()
+                for name in re.findall(r"--agent (?:(\w+)=|rllib:\S+/(\w+))", command):
+                    assert any(n and n in options for n in name), (command, options)
+        finally:
+            proc.terminate()
+            _, err = proc.communicate(timeout=60)
+        assert "Traceback" not in err, (command, err[-4000:])
+
+
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("needs the git checkout to know the source files")
+    pytest.importorskip("torch")
+    pytest.importorskip("ray.rllib")
+    pytest.importorskip("fastapi")
+    files = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT, capture_output=True, check=True,
+    ).stdout.decode().split("\0")  # fmt: skip
+    path = tmp_path_factory.mktemp("docs") / "allfives"
+    for name in files:
+        if name and (ROOT / name).is_file():
+            (path / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, path / name)
+    env = dict(os.environ)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    # `python train.py` imports the installed package, not the copy, whose compiled kernels
+    # would have to be compiled anew
+    env["PYTHONSAFEPATH"] = "1"
+    box = Sandbox(path, env)
+    for command in PREREQUISITES:
+        box.run(command)
+    yield box
+
+
+@pytest.mark.parametrize("page", [p for p in pages() if blocks(p, "bash")], ids=page_id)
+def test_shell_examples_run(page: Path, sandbox: Sandbox) -> None:
+    """Every shell command on the page runs, in order, at a test's size (see ``SHORTER``)."""
+    for command in commands(page):
+        sandbox.run(command)
+
+
+def test_every_command_not_run_is_still_on_a_page() -> None:
+    """``NOT_RUN`` names only commands the pages hold (a stale entry hides nothing)."""
+    on_pages = {c for page in pages() for c in commands(page)}
+    assert set(NOT_RUN) <= on_pages, set(NOT_RUN) - on_pages

@@ -1,5 +1,6 @@
-"""The project as a user installs it: a wheel built from the source tree, installed into a
-fresh virtual environment outside the repository, serves the web page and its scripts."""
+"""The project as a user installs it: an sdist and a wheel built from the source tree pass
+``twine check`` and carry their metadata; the wheel, installed into a fresh virtual environment
+outside the repository, runs ``allfives``, serves the web page and trains."""
 
 from __future__ import annotations
 
@@ -44,13 +45,42 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for f in source_files():
         (src / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / f, src / f)
+    # the sdist first, then the wheel built from the unpacked sdist (what `python -m build`
+    # does): a file the sdist leaves out is missing from the wheel too
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
-         "-w", str(tmp / "dist"), str(src)],
-        check=True,
+        [sys.executable, "-m", "build", "--no-isolation", "-o", str(tmp / "dist"), str(src)],
+        check=True, capture_output=True,
     )  # fmt: skip
     (found,) = (tmp / "dist").glob("allfives-*.whl")
     return found
+
+
+def test_twine_passes_the_wheel_and_the_sdist(wheel: Path) -> None:
+    dists = sorted(str(f) for f in wheel.parent.iterdir())
+    assert len(dists) == 2, dists  # the wheel and the sdist
+    check = subprocess.run(
+        [sys.executable, "-m", "twine", "check", "--strict", *dists],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_the_metadata_names_license_python_and_classifiers(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as z:
+        (meta,) = (n for n in z.namelist() if n.endswith(".dist-info/METADATA"))
+        text = z.read(meta).decode()
+        info = meta.rsplit("/", 1)[0]
+        assert z.read(f"{info}/licenses/LICENSE") == (ROOT / "LICENSE").read_bytes()
+    fields = [line.split(": ", 1) for line in text.split("\n\n", 1)[0].splitlines()]
+    values: dict[str, list[str]] = {}
+    for key, value in fields:
+        values.setdefault(key, []).append(value)
+    assert values["License-Expression"] == ["MIT"]
+    assert values["Requires-Python"] == [">=3.11"]
+    python = "Programming Language :: Python :: {}.{}".format(*sys.version_info[:2])
+    assert python in values["Classifier"]
+    assert "Typing :: Typed" in values["Classifier"]
+    assert {"train", "rllib", "web", "openspiel", "docs", "test"} <= set(values["Provides-Extra"])
 
 
 def test_the_wheel_holds_the_page_and_marks_every_package_typed(wheel: Path) -> None:
@@ -84,6 +114,12 @@ def test_a_wheel_installed_elsewhere_serves_the_page_and_trains(
         check=True,
     ).stdout
     assert where.startswith(str(venv)), where
+    usage = subprocess.run(
+        [str(venv / "bin" / "allfives"), "--help"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert usage.returncode == 0, usage.stderr
+    assert all(c in usage.stdout for c in ("replay", "eval", "play", "benchmark", "serve"))
     proc = subprocess.Popen(
         [str(venv / "bin" / "allfives"), "serve", "--port", "0"],
         cwd=tmp_path,
