@@ -5,7 +5,7 @@ agents (compiled, inside the batch) and the learner's frozen snapshots.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -19,6 +19,14 @@ LATEST_PROB = 0.5
 ``pool_size`` drawn at random)."""
 
 
+class TableSettings(Protocol):
+    """What :class:`Pool` reads of a config (``train.py``'s, or the RLlib table's)."""
+
+    baselines: list[str]
+    baseline_prob: float
+    pool_size: int
+
+
 class Pool:
     """Who may sit at the learner's table: baseline agents and the learner's frozen snapshots.
 
@@ -27,7 +35,7 @@ class Pool:
     ``pool_size`` snapshots.
     """
 
-    def __init__(self, cfg: Config, spec: PolicySpec):
+    def __init__(self, cfg: TableSettings, spec: PolicySpec):
         from allfives_env.vector.agents import batch_agent
 
         self.cfg = cfg

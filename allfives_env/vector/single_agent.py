@@ -33,6 +33,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
+from allfives_env.core.errors import ArgumentError
 from allfives_env.core.rules import Rules
 from allfives_env.envs.settings import (
     DEFAULT_MAX_CYCLES,
@@ -41,6 +42,7 @@ from allfives_env.envs.settings import (
     check_seat,
     next_seed,
     rules_of,
+    short_repr,
 )
 from allfives_env.vector.agents import BatchAgent, batch_agent, draw_bits
 from allfives_env.vector.engine import VectorGame
@@ -311,12 +313,18 @@ class LearnerBatch:
             r, _, _ = vg.step(actions)
             rewards += r[rows, self.seats]
 
-    def step(self, actions: object) -> StepResult:
+    def step(self, actions: object, wait: BoolArray | None = None) -> StepResult:
         """The learner's action in every game; the others play; ended games are dealt again.
+
+        ``wait`` (N bools) leaves the games it marks as they are: their actions are checked to
+        be action ids and otherwise ignored, their rewards are 0 and what happened before their
+        learner's first turn waits for their next step. This serves *next-step* autoreset
+        (the step after an episode's last is its successor's reset, whatever the action).
 
         Raises:
             ResetRequiredError: before :meth:`reset`, or after an error inside an earlier step.
-            ArgumentError: for actions that are not N integers.
+            ArgumentError: for actions that are not N integers, or a ``wait`` that is not N
+                bools.
             VectorActionError: for an action that is not an action id (-1 included) or is
                 outside its game's mask, naming the game (no game is changed).
         """
@@ -328,9 +336,18 @@ class LearnerBatch:
         acts = vg.action_ids(actions)  # -1 and every other id outside the space refused
         rows = self._rows
         rewards = self._carry.copy()
+        if wait is not None:
+            waiting = np.asarray(wait)
+            if waiting.dtype != np.bool_ or waiting.shape != (self.num_envs,):
+                raise ArgumentError(f"wait must be {self.num_envs} bools, not {short_repr(wait)}")
+            acts = np.where(waiting, -1, acts)  # (the caller's array untouched)
+            rewards[waiting] = 0
         r, _, _ = vg.step(acts)  # refused: raises, nothing changed
         self._ready = False  # an opponent may raise below
-        self._carry[:] = 0
+        if wait is None:
+            self._carry[:] = 0
+        else:
+            self._carry[~waiting] = 0
         rewards += r[rows, self.seats]
         self._play_others(rewards)
         terminated = vg.terminated.copy()

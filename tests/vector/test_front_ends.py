@@ -231,3 +231,30 @@ def test_start_scores_out_of_range_are_refused() -> None:
     for bad in (-0.1, 1.5, "half", True):
         with pytest.raises(EnvConfigError, match="start_scores"):
             LearnerBatch(2, "pagat", start_scores=bad)  # type: ignore[arg-type]
+
+
+def test_waiting_games_do_not_move_and_keep_what_came_before_their_first_turn() -> None:
+    from allfives_env.core.errors import ArgumentError
+
+    batch = LearnerBatch(6, "pagat", opponents="greedy", reward="points", learner_seat=1)
+    first = batch.reset(3)
+    wait = np.array([True, False, True, False, False, False])
+    before = batch.vg.observe().copy()
+    acts = first.masks.argmax(axis=1).astype(np.int64)
+    kept = acts.copy()
+    step = batch.step(acts, wait=wait)
+    assert np.array_equal(acts, kept)  # the caller's array untouched
+    assert np.array_equal(step.obs[wait], before[wait]) and (step.rewards[wait] == 0).all()
+    # a waiting game's first real step is the step it would have taken at once, with what the
+    # opponent scored before seat 1's first turn
+    again = batch.step(acts, wait=~wait)
+    reference = LearnerBatch(6, "pagat", opponents="greedy", reward="points", learner_seat=1)
+    reference.reset(3)
+    at_once = reference.step(acts)
+    assert np.array_equal(again.rewards[wait], at_once.rewards[wait])
+    assert np.array_equal(again.obs[wait], at_once.obs[wait])
+    assert np.array_equal(step.rewards[~wait], at_once.rewards[~wait])
+    with pytest.raises(ArgumentError, match="wait must be 6 bools"):
+        batch.step(acts, wait=[1, 0, 1, 0, 0, 0])
+    with pytest.raises(ArgumentError, match="wait must be 6 bools"):
+        batch.step(acts, wait=np.zeros(5, bool))
