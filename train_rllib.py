@@ -58,7 +58,7 @@ from agents.files import replace_whole  # noqa: E402
 from agents.training import config as train_config  # noqa: E402
 from agents.training.entry import INTERRUPTS, Session, run_command  # noqa: E402
 from agents.training.run_folder import changed_fields, open_run_folder, write_config  # noqa: E402
-from allfives_rllib.algorithm import build, empty_league  # noqa: E402
+from allfives_rllib.algorithm import build, empty_league, module_id  # noqa: E402
 from allfives_rllib.config import ConfigError, RLlibConfig, load_yaml  # noqa: E402
 
 PROG = "train_rllib.py"
@@ -186,9 +186,10 @@ def save_checkpoint(algo: Any, run: Run, cfg: RLlibConfig) -> None:
     shutil.rmtree(tmp, ignore_errors=True)
     algo.save_to_path(str(tmp.resolve()))
     (tmp / "allfives.json").write_text(spec_json(cfg), encoding="utf-8")
-    from allfives_rllib.league import league_callback
+    if cfg.engine == "aec":  # (the batched table's league is the run's own record)
+        from allfives_rllib.league import league_callback
 
-    run.league = json.loads(json.dumps(league_callback(algo).league))
+        run.league = json.loads(json.dumps(league_callback(algo).league))
     old = run.dir / "checkpoint.old"
     shutil.rmtree(old, ignore_errors=True)
     if run.checkpoint.exists():
@@ -217,7 +218,8 @@ def evaluate_now(algo: Any, run: Run, cfg: RLlibConfig, writer: Any) -> None:
     folder = run.dir / "evals" / f"step_{run.step:010d}"
     shutil.rmtree(folder, ignore_errors=True)
     (folder / MODULE_DIR).mkdir(parents=True)
-    algo.get_module(MODULE_ID).save_to_path(str((folder / MODULE_DIR / MODULE_ID).resolve()))
+    module = algo.get_module(module_id(cfg))
+    module.save_to_path(str((folder / MODULE_DIR / MODULE_ID).resolve()))
     (folder / "allfives.json").write_text(spec_json(cfg), encoding="utf-8")
     result = evaluate_folder(cfg, folder, cfg.eval_opponents, cfg.eval_matches, cfg.seed + run.step)
     score = sum(r["win_rate"] for r in result.values()) / len(result)
@@ -236,14 +238,15 @@ def evaluate_now(algo: Any, run: Run, cfg: RLlibConfig, writer: Any) -> None:
 SCALARS = {
     "env_runners/episode_return_mean": "rollout/episode_return_mean",
     "env_runners/episode_len_mean": "rollout/episode_len_mean",
-    "learners/main/policy_loss": "train/policy_loss",
-    "learners/main/vf_loss": "train/value_loss",
-    "learners/main/entropy": "train/entropy",
-    "learners/main/mean_kl_loss": "train/kl",
+    "learners/MODULE/policy_loss": "train/policy_loss",
+    "learners/MODULE/vf_loss": "train/value_loss",
+    "learners/MODULE/entropy": "train/entropy",
+    "learners/MODULE/mean_kl_loss": "train/kl",
     "league_size": "league/size",
     "league_win_rate": "league/main_win_rate",
 }
-"""RLlib's result keys → the TensorBoard scalars written each iteration."""
+"""RLlib's result keys (``MODULE``: the trained module's id) → the TensorBoard scalars written
+each iteration."""
 
 
 def where_runners_ran(algo: Any) -> list[dict[str, Any]]:
@@ -253,11 +256,12 @@ def where_runners_ran(algo: Any) -> list[dict[str, Any]]:
 
     def probe(runner: Any) -> dict[str, Any]:
         from allfives_rllib.env import AllFivesMultiAgentEnv
+        from allfives_rllib.vector_env import TableVectorEnv
 
         return {
             "node": ray.get_runtime_context().get_node_id(),
             "address": ray.util.get_node_ip_address(),
-            "env_steps": AllFivesMultiAgentEnv.steps_in_process,
+            "env_steps": AllFivesMultiAgentEnv.steps_in_process + TableVectorEnv.steps_in_process,
         }
 
     remote = algo.env_runner_group.num_remote_env_runners() > 0
@@ -281,12 +285,24 @@ def train(cfg: RLlibConfig, run: Run, address: str | None) -> None:
     from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
     from torch.utils.tensorboard import SummaryWriter
 
+    from allfives_rllib import table_league
     from allfives_rllib.league import add_snapshot, league_callback
 
     resumed = run.checkpoint.is_dir()
     algo = build(cfg, run.league, address)
+    batched = cfg.engine == "batched"
+    snapshots = run.dir / "snapshots"
     if resumed:
         algo.restore_from_path(str(run.checkpoint.resolve()))
+        if batched:
+            table_league.seat_saved(algo, snapshots, run.league)
+    elif batched:
+        if cfg.imitation_samples > 0:  # the warm start: train.py's imitation, then into RLlib
+            from allfives_rllib.warm_start import imitate, load_into
+
+            load_into(algo, module_id(cfg), imitate(cfg, run.dir / "warm_start"))
+        table_league.take(algo, module_id(cfg), snapshots, run.league, 0)
+        save_checkpoint(algo, run, cfg)
     else:
         add_snapshot(algo, league_callback(algo), 0)  # the untrained module joins the league
     writer = SummaryWriter(str(run.dir / "tb"))
@@ -310,8 +326,10 @@ def train(cfg: RLlibConfig, run: Run, address: str | None) -> None:
             now = time.perf_counter()
             run.seconds += now - started
             started = now
+            if batched and run.step - run.league["last_snapshot_step"] >= cfg.snapshot_every:
+                table_league.take(algo, module_id(cfg), snapshots, run.league, run.step)
             for key, name in SCALARS.items():
-                value = _lookup(result, key)
+                value = _lookup(result, key.replace("MODULE", module_id(cfg)))
                 if isinstance(value, int | float):
                     writer.add_scalar(name, value, run.step)
             writer.add_scalar("time/env_steps_per_s", run.step / max(run.seconds, 1e-9), run.step)

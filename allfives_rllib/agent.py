@@ -39,12 +39,20 @@ def resolve(path: str | Path) -> Path:
     """
     p = Path(path)
     for candidate in (p, p / "best", p / "checkpoint"):
-        if (candidate / META_FILE).is_file() and (candidate / MODULE_DIR / MODULE_ID).is_dir():
+        if (candidate / META_FILE).is_file() and module_dir(candidate).is_dir():
             return candidate
     raise CheckpointError(
         f"no RLlib checkpoint of train_rllib.py at {str(path)!r} (give a run folder or its "
         f"'best' or 'checkpoint' folder)"
     )
+
+
+def module_dir(folder: Path) -> Path:
+    """Where the checkpoint ``folder`` keeps the trained module: ``main`` (the league's, and
+    every evaluated or best module), else RLlib's single-agent ``default_policy`` (an
+    algorithm checkpoint of the batched engine's table)."""
+    main = folder / MODULE_DIR / MODULE_ID
+    return main if main.is_dir() else folder / MODULE_DIR / "default_policy"
 
 
 def read_spec(folder: Path) -> PolicySpec:
@@ -133,7 +141,7 @@ def load_rllib_agent(path: str) -> RLlibAgent:
         logging.getLogger(name).setLevel(logging.ERROR)
     torch.set_num_threads(1)
     try:
-        module = RLModule.from_checkpoint(str((folder / MODULE_DIR / MODULE_ID).resolve()))
+        module = RLModule.from_checkpoint(str(module_dir(folder).resolve()))
     except Exception as e:  # a damaged or foreign checkpoint: RLlib raises many kinds
         raise CheckpointError(f"cannot load the RLlib module in {str(folder)!r}: {e}") from None
     module.eval()

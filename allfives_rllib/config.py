@@ -14,14 +14,15 @@ from typing import Any
 from agents.training import config as train_config
 from agents.training.config import ConfigError, Settings, check_agent_specs, raise_first
 
-__all__ = ["TRAIN_PY_ONLY", "ConfigError", "RLlibConfig", "load_yaml"]
+__all__ = ["ENGINES", "TRAIN_PY_ONLY", "ConfigError", "RLlibConfig", "load_yaml"]
+
+ENGINES = ("batched", "aec")
+"""What the env runners step: the learner's table on the batched engine, or the AEC env."""
 
 TRAIN_PY_ONLY = (
-    "num_envs", "num_steps", "num_minibatches", "anneal_lr", "context_dim", "feature_arch",
-    "tile_features", "imitation_samples", "imitation_epochs", "imitation_refit_epochs",
-    "imitation_teacher", "teacher_prob", "start_scores", "imitation_targets",
-    "imitation_temperature", "imitation_anneal_lr", "teacher_processes", "baselines",
-    "baseline_prob",
+    "num_envs", "num_minibatches", "imitation_refit_epochs", "teacher_prob",
+    "start_scores", "imitation_targets", "imitation_temperature", "imitation_anneal_lr",
+    "teacher_processes",
 )  # fmt: skip
 """Fields of ``train.py``'s config that the RLlib trainer has no use for."""
 
@@ -32,39 +33,54 @@ class RLlibConfig(Settings):
     :class:`~agents.training.config.Settings` (some with defaults of their own here) and the
     cluster's."""
 
-    total_timesteps: int = 1_400_000
-    """Environment steps to train for (every seat's moves)."""
-    learning_rate: float = 3e-4
-    """Adam's step size."""
-    actor_arch: list[int] = field(default_factory=lambda: [256, 256])
-    """Hidden sizes of the actor."""
-    critic_arch: list[int] = field(default_factory=lambda: [256, 256])
-    """Hidden sizes of the critic."""
-    critic_state: bool = False
-    """A centralized critic (MAPPO): the value function also reads the env's global state
-    (training only; the actor never sees it)."""
-    snapshot_every: int = 200_000
+    engine: str = "batched"
+    """``batched``: the learner's table on the batched engine, as ``train.py`` plays it (the
+    learner at one seat of each game, the heuristic and greedy inside the batch beside its own
+    snapshots; ``train.py``'s network; a warm start imitating the heuristic). ``aec``: the AEC
+    environment, every seat a module, in pure self-play against a league of snapshots."""
+    total_timesteps: int = 5_000_000
+    """Environment steps to train for, after the warm start (``batched``: the learner's moves;
+    ``aec``: every seat's)."""
+    snapshot_every: int = 400_000
     """At least this many env steps between two snapshots."""
-    eval_every: int = 500_000
-    """Env steps between evaluations with the duplicate-deal evaluator."""
     eval_matches: int = 200
     """Matches per opponent in each periodic evaluation."""
-    torch_threads: int = 1
-    """Threads per torch process (the driver's learner and each env runner)."""
-    train_batch_size: int = 8192
+    train_batch_size: int = 16_384
     """Environment steps per training iteration (per learner)."""
-    minibatch_size: int = 1024
+    minibatch_size: int = 2048
     """SGD minibatch size."""
-    num_env_runners: int = 2
+    num_env_runners: int = 0
     """Remote env runners (processes, on any node of the cluster); 0 samples in the driver."""
-    num_envs_per_env_runner: int = 8
-    """Games each env runner plays side by side."""
+    num_envs_per_env_runner: int = 256
+    """Games each env runner plays side by side (``batched``: in one vector env)."""
     num_learners: int = 0
     """Remote learners (0: learn in the driver process)."""
     snapshot_win_rate: float = 0.55
     """A snapshot is added once the main module wins this often against the league."""
     checkpoint_every: int = 10
     """Training iterations between checkpoints (also written at evaluations and the end)."""
+    anneal_lr: bool = True
+    """The learning rate falls linearly to 0 over ``total_timesteps``."""
+    num_steps: int = 64
+    """``batched``: steps each game plays per rollout (RLlib's ``rollout_fragment_length``)."""
+    context_dim: int = 32
+    """``batched``: the network's context size (``train.py``'s)."""
+    feature_arch: list[int] = field(default_factory=list)
+    """``batched``: hidden sizes of the per-placement network before its last layer."""
+    tile_features: bool = False
+    """``batched``: each placement's features also say which tile goes on which slot."""
+    baselines: list[str] = field(default_factory=lambda: ["heuristic", "heuristic", "greedy"])
+    """``batched``: the agents drawn for the other seats of the table (compiled ones play
+    inside the batch)."""
+    baseline_prob: float = 1.0
+    """``batched``: the chance a seat is drawn from the baselines (else from the snapshots)."""
+    imitation_samples: int = 500_000
+    """``batched``: learner steps of the warm start imitating ``imitation_teacher`` before
+    PPO (0: none)."""
+    imitation_epochs: int = 2
+    """``batched``: passes over each rollout of the warm start."""
+    imitation_teacher: str = "heuristic"
+    """``batched``: the agent the warm start imitates."""
 
     def env_config(self) -> dict[str, Any]:
         """The env config dict of :class:`allfives_rllib.env.AllFivesMultiAgentEnv`."""
@@ -91,9 +107,23 @@ class RLlibConfig(Settings):
                 "total_timesteps", "train_batch_size", "minibatch_size",
                 "num_envs_per_env_runner", "checkpoint_every",
             ),
-            at_least_0=("num_env_runners", "num_learners"),
-            unit=("snapshot_win_rate",),
+            at_least_0=("num_env_runners", "num_learners", "imitation_samples"),
+            unit=("snapshot_win_rate", "baseline_prob"),
         )  # fmt: skip
+        checks.append((self.engine in ENGINES, "engine", f"one of {', '.join(ENGINES)}"))
+        checks.append((self.num_steps >= 1, "num_steps", "at least 1"))
+        checks.append((self.context_dim >= 1, "context_dim", "at least 1"))
+        checks.append((self.imitation_epochs >= 1, "imitation_epochs", "at least 1"))
+        sizes = all(s >= 1 for s in self.feature_arch)
+        checks.append((sizes, "feature_arch", "sizes of at least 1"))
+        checks.append(
+            (
+                self.engine == "aec" or self.action_features != "basic",
+                "action_features",
+                "outlook or lookahead with engine batched (its network scores each placement's "
+                "outlook)",
+            )
+        )
         checks.append(
             (
                 self.minibatch_size <= self.train_batch_size,
@@ -102,7 +132,7 @@ class RLlibConfig(Settings):
             )
         )
         raise_first(self, checks)
-        check_agent_specs(self, ("eval_opponents",))
+        check_agent_specs(self, ("eval_opponents", "baselines", "imitation_teacher"))
 
 
 def load_yaml(path: Path) -> RLlibConfig:

@@ -318,7 +318,7 @@ def test_bad_arguments_are_one_line_and_exit_2(
     ("text", "message"),
     [
         ("colour: red\n", "unknown config key 'colour'"),
-        ("imitation_samples: 5\n", "'imitation_samples' in .* is a train.py setting"),
+        ("imitation_refit_epochs: 5\n", "'imitation_refit_epochs' in .* is a train.py setting"),
         ("num_players: two\n", "'num_players' must be of type int"),
     ],
 )

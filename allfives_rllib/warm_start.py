@@ -1,0 +1,98 @@
+"""The RLlib trainer's warm start: ``train.py``'s imitation of a teacher, then handed to RLlib.
+
+RLlib's PPO has no imitation phase of its own, and its behaviour cloning learns from recorded
+data only. So, as ``train.py`` does, the network first plays at the learner's table on the
+batched engine while a teacher (the compiled heuristic by default) labels every position, and
+learns its choices (the critic learns the returns meanwhile): the shared training package's
+:class:`~agents.training.learner.Learner`, on the same table, the same network and the same
+seed. :func:`imitate` returns the network's weights; :func:`load_into` puts them into RLlib's
+module, on the learners and every env runner. PPO then starts from there.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+from typing import Any
+
+from agents.training.config import Settings
+from allfives_rllib.config import RLlibConfig
+
+
+def imitation_config(cfg: RLlibConfig) -> Any:
+    """``train.py``'s config for the same game, table and network, imitating alone."""
+    from agents.training.selfplay_config import Config
+
+    own = {"total_timesteps", "eval_matches", "final_eval_matches", "progress"}
+    shared = {
+        f.name: getattr(cfg, f.name) for f in dataclasses.fields(Settings) if f.name not in own
+    }
+    return Config(
+        **shared,
+        progress=False,
+        num_envs=cfg.num_envs_per_env_runner,
+        num_steps=cfg.num_steps,
+        num_minibatches=max(1, cfg.num_envs_per_env_runner * cfg.num_steps // cfg.minibatch_size),
+        context_dim=cfg.context_dim,
+        feature_arch=list(cfg.feature_arch),
+        tile_features=cfg.tile_features,
+        imitation_samples=cfg.imitation_samples,
+        imitation_epochs=cfg.imitation_epochs,
+        imitation_teacher=cfg.imitation_teacher,
+        baselines=list(cfg.baselines),
+        baseline_prob=cfg.baseline_prob,
+        total_timesteps=0,
+        eval_matches=0,
+        final_eval_matches=0,
+    )  # fmt: skip
+
+
+def imitate(cfg: RLlibConfig, folder: Path) -> dict[str, Any]:
+    """``cfg.imitation_samples`` learner steps of imitation; the network's ``state_dict``."""
+    import torch as th
+
+    from agents.training.learner import Learner
+    from agents.training.run import Run
+    from agents.training.table import Pool, make_table
+    from allfives_env.vector.agents import batch_agent
+    from allfives_env.vector.engine import policy_rng
+
+    sp = imitation_config(cfg)
+    th.manual_seed(sp.seed)
+    run = Run(sp, folder)
+    pool = Pool(sp, run.spec())
+    batch = make_table(sp, pool)
+    learner = Learner(sp, run, pool, batch)
+    learner.teacher = batch_agent(sp.imitation_teacher)
+    learner.teacher_rng = policy_rng(sp.seed + 17, sp.num_envs)
+    batch.reset(sp.seed)
+    per_rollout = sp.num_envs * sp.num_steps
+    bar = None
+    if cfg.progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=sp.imitation_samples, unit="step", desc="imitation", file=sys.stderr)
+    done = 0
+    try:
+        while done < sp.imitation_samples:
+            learner.collect(imitation=True)
+            stats = learner.update(imitation=True)
+            done += per_rollout
+            if bar is not None:
+                bar.update(per_rollout)
+                bar.set_postfix(accuracy=f"{stats['imitation_accuracy']:.2f}")
+    finally:
+        if bar is not None:
+            bar.close()
+    return {k: v.detach().clone() for k, v in learner.net.state_dict().items()}
+
+
+def load_into(algo: Any, module_id: str, state: dict[str, Any]) -> None:
+    """Put the network's ``state`` into RLlib's module ``module_id``: the learners' copy, then
+    every env runner's."""
+    module_state = {f"net.{k}": v.numpy() for k, v in state.items()}
+    algo.set_state({"learner_group": {"learner": {"rl_module": {module_id: module_state}}}})
+    algo.env_runner_group.sync_weights(
+        from_worker_or_learner_group=algo.learner_group, inference_only=True
+    )
