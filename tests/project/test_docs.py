@@ -104,17 +104,18 @@ def test_python_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.Mon
 # --- shell examples --------------------------------------------------------------------------
 
 RLLIB_SMALL = (
-    "--total_timesteps 1000 --train_batch_size 500 --minibatch_size 250 --num_env_runners 0 "
-    "--eval_every 1000000 --final_eval_matches 0 --no_progress"
+    "--total_timesteps 512 --imitation_samples 256 --num_envs_per_env_runner 8 --num_steps 32 "
+    "--train_batch_size 256 --minibatch_size 128 --num_env_runners 0 --eval_every 1000000 "
+    "--final_eval_matches 0 --no_progress"
 )
 SHORTER: list[tuple[str, str]] = [
     # regex → replacement, applied in turn to every command: the same command at a test's size
     (r"^python train\.py$", "python train.py --config configs/smoke.yaml --name default"),
     (
         r"^python train_rllib\.py$",
-        "python train_rllib.py --config configs/rllib_smoke.yaml --name default",
+        "python train_rllib.py --config configs/rllib_batched_smoke.yaml --name default",
     ),
-    (r"^(python train_rllib\.py --config configs/(?!rllib_smoke)\S+.*)$", rf"\1 {RLLIB_SMALL}"),
+    (r"^(python train_rllib\.py --config configs/(?!rllib_\w*smoke)\S+.*)$", rf"\1 {RLLIB_SMALL}"),
     (r"--matches \d+", "--matches 4"),
     (r"^(allfives benchmark .*)$", r"\1 --protocol allfives-bench/1-reduced"),
     (r"^allfives speed vector$", "allfives speed vector --seconds 0.2 --repeat 1 --games 64"),
