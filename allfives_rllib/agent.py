@@ -27,6 +27,9 @@ from allfives_env.envs.spaces import Encoding
 
 MODULE_ID = "main"
 """The module that is trained and played (the league's frozen snapshots are others)."""
+TABLE_MODULE_ID = "default_policy"
+"""The module trained on the batched engine's table: RLlib's single-agent default id
+(``ray.rllib.core.DEFAULT_MODULE_ID``, named here so that reading a checkpoint imports no Ray)."""
 MODULE_DIR = Path("learner_group", "learner", "rl_module")
 """Where an algorithm checkpoint keeps its modules."""
 
@@ -52,7 +55,7 @@ def module_dir(folder: Path) -> Path:
     every evaluated or best module), else RLlib's single-agent ``default_policy`` (an
     algorithm checkpoint of the batched engine's table)."""
     main = folder / MODULE_DIR / MODULE_ID
-    return main if main.is_dir() else folder / MODULE_DIR / "default_policy"
+    return main if main.is_dir() else folder / MODULE_DIR / TABLE_MODULE_ID
 
 
 def read_spec(folder: Path) -> PolicySpec:

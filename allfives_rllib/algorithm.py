@@ -24,9 +24,9 @@ def empty_league() -> dict[str, Any]:
 def module_id(cfg: RLlibConfig) -> str:
     """The id of the module PPO trains: RLlib's single-agent default with the batched engine,
     the league's ``main`` with the AEC env."""
-    from allfives_rllib.agent import MODULE_ID
+    from allfives_rllib.agent import MODULE_ID, TABLE_MODULE_ID
 
-    return "default_policy" if cfg.engine == "batched" else MODULE_ID
+    return TABLE_MODULE_ID if cfg.engine == "batched" else MODULE_ID
 
 
 def start_ray(cfg: RLlibConfig, address: str | None) -> None:

@@ -31,6 +31,7 @@ from agents.learned import PolicySpec
 from agents.numpy_networks import ScorerLayout, ScorerPolicy
 from agents.training.torch_networks import ScorerNet
 from allfives_env.envs.spaces import Encoding
+from allfives_env.vector.single_agent import learner_state_size
 
 
 class ScorerModule(TorchRLModule, ValueFunctionAPI):  # type: ignore[misc]
@@ -42,7 +43,7 @@ class ScorerModule(TorchRLModule, ValueFunctionAPI):  # type: ignore[misc]
         spec = PolicySpec.from_json(cfg["spec"])
         enc = Encoding(spec.rules, spec.action_features)
         critic_state = bool(cfg.get("critic_state", False))
-        privileged = enc.state_size + spec.rules.num_players if critic_state else 0
+        privileged = learner_state_size(enc) if critic_state else 0
         self.spec = spec
         self.net = ScorerNet(
             ScorerLayout.of(enc, bool(cfg.get("tile_features", False))),

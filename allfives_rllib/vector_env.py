@@ -41,7 +41,7 @@ from agents.learned import PolicySpec
 from agents.training.table import Pool
 from allfives_env.core.rules import Rules
 from allfives_env.envs.settings import EnvConfigError, next_seed
-from allfives_env.vector.single_agent import LearnerBatch
+from allfives_env.vector.single_agent import LearnerBatch, learner_state_size
 from allfives_env.vector.state import F32, BoolArray
 
 KEYS = frozenset(
@@ -110,7 +110,7 @@ class TableVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
             "observations": spaces.Box(low, high, dtype=np.float32),
             "action_mask": spaces.Box(0.0, 1.0, (n_actions,), np.float32),
         }
-        self.state_size = enc.state_size + rules.num_players if self.critic_state else 0
+        self.state_size = learner_state_size(enc) if self.critic_state else 0
         if self.critic_state:
             obs_spaces["state"] = spaces.Box(-np.inf, np.inf, (self.state_size,), np.float32)
         self.num_envs = num_envs
@@ -120,7 +120,6 @@ class TableVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
             self.single_observation_space, num_envs
         )
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, num_envs)
-        self._seats = np.eye(rules.num_players, dtype=np.float32)
         self._waiting: BoolArray = np.zeros(num_envs, bool)
         self._seed: int | None = None
 
@@ -133,11 +132,10 @@ class TableVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
     def _observe(self, obs: F32, masks: Any, done: BoolArray | None) -> dict[str, Any]:
         out: dict[str, Any] = {"observations": obs, "action_mask": masks.astype(np.float32)}
         if self.critic_state:
-            batch = self.batch
-            state = np.concatenate([batch.vg.state(), self._seats[batch.seats]], axis=1)
+            state = self.batch.learner_state()
             if done is not None:
                 state[done] = 0.0
-            out["state"] = state.astype(np.float32, copy=False)
+            out["state"] = state
         return out
 
     def reset(
@@ -159,7 +157,7 @@ class TableVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
     ) -> tuple[dict[str, Any], F32, BoolArray, BoolArray, dict[str, Any]]:
         """The learner acts in every game but those whose episode ended in the last step
         (those return their next episode's first observation, reward 0)."""
-        r = self.batch.step(np.asarray(actions, dtype=np.int64), wait=self._waiting)
+        r = self.batch.step(actions, wait=self._waiting)
         done = r.terminated | r.truncated
         obs = np.where(done[:, None], r.final_obs, r.obs)
         masks = np.where(done[:, None], 0, r.masks)

@@ -50,23 +50,15 @@ def imitation_config(cfg: RLlibConfig) -> Any:
 
 def imitate(cfg: RLlibConfig, folder: Path) -> dict[str, Any]:
     """``cfg.imitation_samples`` learner steps of imitation; the network's ``state_dict``."""
-    import torch as th
-
     from agents.training.learner import Learner
+    from agents.training.resume import seed_everything
     from agents.training.run import Run
-    from agents.training.table import Pool, make_table
-    from allfives_env.vector.agents import batch_agent
-    from allfives_env.vector.engine import policy_rng
 
     sp = imitation_config(cfg)
-    th.manual_seed(sp.seed)
-    run = Run(sp, folder)
-    pool = Pool(sp, run.spec())
-    batch = make_table(sp, pool)
-    learner = Learner(sp, run, pool, batch)
-    learner.teacher = batch_agent(sp.imitation_teacher)
-    learner.teacher_rng = policy_rng(sp.seed + 17, sp.num_envs)
-    batch.reset(sp.seed)
+    seed_everything(sp)
+    learner = Learner.at_new_table(sp, Run(sp, folder))
+    learner.attach_teacher()
+    learner.batch.reset(sp.seed)
     per_rollout = sp.num_envs * sp.num_steps
     bar = None
     if cfg.progress:

@@ -56,12 +56,12 @@ BIG = 50.0
 
 def collect(args: argparse.Namespace) -> None:
     """Save the teacher's values of the positions its own play at the config's table meets."""
+    from agents.training.learner import teacher_rng
     from agents.training.resume import seed_everything
     from agents.training.run import Run
     from agents.training.selfplay_config import load_yaml
     from agents.training.table import Pool, make_table
     from agents.training.teacher import SearchTeacher
-    from allfives_env.vector.engine import policy_rng
 
     cfg = load_yaml(args.config)
     cfg = dataclasses.replace(cfg, seed=args.seed, name="offline_fit")
@@ -70,7 +70,7 @@ def collect(args: argparse.Namespace) -> None:
     pool = Pool(cfg, Run(cfg, Path("runs")).spec())
     table = make_table(cfg, pool)
     table.reset(cfg.seed)
-    rng = policy_rng(cfg.seed + 17, cfg.num_envs)
+    rng = teacher_rng(cfg)
     games = np.arange(cfg.num_envs)
     obs: list[Any] = []
     masks: list[Any] = []

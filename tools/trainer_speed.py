@@ -39,18 +39,14 @@ def bench_train_py(cycles: int) -> float:
     from agents.training.learner import Learner
     from agents.training.run import Run
     from agents.training.selfplay_config import Config
-    from agents.training.table import Pool, make_table
     from allfives_env.vector import set_num_threads
 
     cfg = Config(progress=False, eval_matches=0, final_eval_matches=0)
     th.set_num_threads(cfg.torch_threads)
     set_num_threads(1)
     with tempfile.TemporaryDirectory() as runs:
-        run = Run(cfg, Path(runs))
-        pool = Pool(cfg, run.spec())
-        batch = make_table(cfg, pool)
-        learner = Learner(cfg, run, pool, batch)
-        batch.reset(cfg.seed)
+        learner = Learner.at_new_table(cfg, Run(cfg, Path(runs)))
+        learner.batch.reset(cfg.seed)
 
         def cycle() -> None:
             learner.collect(imitation=False)

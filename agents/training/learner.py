@@ -83,6 +83,7 @@ class Learner:
 
         from agents.numpy_networks import ScorerLayout
         from agents.training.torch_networks import ScorerNet
+        from allfives_env.vector.single_agent import learner_state_size
 
         self.cfg = cfg
         self.run = run
@@ -90,7 +91,7 @@ class Learner:
         self.batch = batch
         layout = ScorerLayout.of(batch.encoding, cfg.tile_features)
         enc = batch.encoding
-        privileged = enc.state_size + enc.num_players if cfg.critic_state else 0
+        privileged = learner_state_size(enc) if cfg.critic_state else 0
         self.net = ScorerNet(
             layout,
             cfg.actor_arch,
@@ -103,6 +104,31 @@ class Learner:
         self.rollout = new_rollout(cfg, enc.obs_size, privileged, enc.num_actions)
         self.teacher: Any = None
         self.teacher_rng: Any = None
+
+    @classmethod
+    def at_new_table(cls, cfg: Config, run: Run) -> Learner:
+        """A new network at a new table of ``cfg``: the pool of baselines, the games
+        (:func:`~agents.training.table.make_table`), not dealt yet."""
+        from agents.training.table import Pool, make_table
+
+        pool = Pool(cfg, run.spec())
+        return cls(cfg, run, pool, make_table(cfg, pool))
+
+    def attach_teacher(self) -> None:
+        """The warm start's teacher, as the config names it: a
+        :class:`~agents.training.teacher.SearchTeacher` when imitating values, else the agent
+        (compiled where it can be), with its generator (:func:`teacher_rng`)."""
+        from agents.training.teacher import SearchTeacher
+        from allfives_env.vector.agents import batch_agent
+
+        cfg = self.cfg
+        if cfg.imitation_targets == "values":
+            self.teacher = SearchTeacher(
+                cfg.imitation_teacher, cfg.imitation_temperature, cfg.teacher_processes
+            )
+        else:
+            self.teacher = batch_agent(cfg.imitation_teacher)
+        self.teacher_rng = teacher_rng(cfg)
 
     def close_teacher(self) -> None:
         """Stop the teacher's worker processes, if it has any (it restarts them if asked
@@ -126,8 +152,7 @@ class Learner:
         batch = self.batch
         if not self.cfg.critic_state:
             return th.zeros((batch.num_envs, 0))
-        seats = np.eye(batch.rules.num_players, dtype=np.float32)[batch.seats]
-        return th.from_numpy(np.concatenate([batch.vg.state(), seats], axis=1))
+        return th.from_numpy(batch.learner_state())
 
     def collect(self, imitation: bool) -> dict[str, float]:
         """Play ``num_steps`` steps in every game; fill the rollout. With ``imitation``, the
@@ -343,6 +368,14 @@ class Learner:
         stats.update(policy_loss=pg_loss.item(), value_loss=v_loss.item(), entropy=entropy.item())
         self.run.timing["update"] += time.perf_counter() - t0
         return stats
+
+
+def teacher_rng(cfg: Config) -> Any:
+    """The generators the warm start's teacher draws from, one a game, seeded by the run's
+    seed (apart from every other stream of the run)."""
+    from allfives_env.vector.engine import policy_rng
+
+    return policy_rng(cfg.seed + 17, cfg.num_envs)
 
 
 def soft_cross_entropy(logp: Any, targets: Any) -> Any:

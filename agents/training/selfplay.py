@@ -36,7 +36,6 @@ from agents.training.resume import load_resume_point, restore, save_resume_point
 from agents.training.run import Run, say
 from agents.training.run_folder import open_run_folder, write_config
 from agents.training.selfplay_config import PROG, Config, parse_args
-from agents.training.table import Pool, make_table
 
 
 def train(cfg: Config, run: Run, saved: dict[str, Any] | None) -> None:
@@ -44,25 +43,15 @@ def train(cfg: Config, run: Run, saved: dict[str, Any] | None) -> None:
     import torch as th
     from torch.utils.tensorboard import SummaryWriter
 
-    from agents.training.teacher import SearchTeacher
     from allfives_env.vector import set_num_threads
-    from allfives_env.vector.agents import batch_agent
-    from allfives_env.vector.engine import policy_rng
 
     th.set_num_threads(cfg.torch_threads)
     set_num_threads(1)  # the engine's: torch's threads share the same cores
     seed_everything(cfg)
     say(cfg, "making the table of games and the network (compiling the engine the first time)")
-    pool = Pool(cfg, run.spec())
-    batch = make_table(cfg, pool)
-    learner = Learner(cfg, run, pool, batch)
-    if cfg.imitation_targets == "values":
-        learner.teacher = SearchTeacher(
-            cfg.imitation_teacher, cfg.imitation_temperature, cfg.teacher_processes
-        )
-    else:
-        learner.teacher = batch_agent(cfg.imitation_teacher)
-    learner.teacher_rng = policy_rng(cfg.seed + 17, cfg.num_envs)
+    learner = Learner.at_new_table(cfg, run)
+    learner.attach_teacher()
+    pool, batch = learner.pool, learner.batch
     writer = SummaryWriter(str(run.dir / "tb"))
     if saved is None:
         pool.add(learner.net.to_numpy())  # the untrained policy: the first snapshot

@@ -44,6 +44,7 @@ from allfives_env.envs.settings import (
     rules_of,
     short_repr,
 )
+from allfives_env.envs.spaces import Encoding
 from allfives_env.vector.agents import BatchAgent, batch_agent, draw_bits
 from allfives_env.vector.engine import VectorGame
 from allfives_env.vector.rng import derive_seeds, seed_states
@@ -383,6 +384,19 @@ class LearnerBatch:
         """(N, num_actions) the learner's legal actions in each game now."""
         out: I8 = self.vg.masks().copy()
         return out
+
+    def learner_state(self) -> F32:
+        """(N, :func:`learner_state_size`) what a centralized critic reads of each game now:
+        the full position (every hand, the boneyard in draw order) and the learner's seat,
+        one-hot. Never an observation: it shows every hidden tile."""
+        seats = np.eye(self.rules.num_players, dtype=np.float32)[self.seats]
+        out: F32 = np.concatenate([self.vg.state(), seats], axis=1)
+        return out
+
+
+def learner_state_size(encoding: Encoding) -> int:
+    """The size of :meth:`LearnerBatch.learner_state`'s rows for ``encoding``'s rules."""
+    return encoding.state_size + encoding.num_players
 
 
 class AllFivesVectorEnv(VectorEnv[F32, Any, Any]):

@@ -267,3 +267,23 @@ def test_the_actor_never_reads_the_state() -> None:
     logits2 = module.forward_inference({Columns.OBS: noisy})[Columns.ACTION_DIST_INPUTS]
     assert torch.equal(logits, logits2)
     assert not torch.equal(values, module.compute_values({Columns.OBS: noisy}))
+
+
+def test_the_table_module_id_is_rllibs_single_agent_default() -> None:
+    from ray.rllib.core import DEFAULT_MODULE_ID
+
+    from allfives_rllib.agent import TABLE_MODULE_ID
+
+    assert TABLE_MODULE_ID == DEFAULT_MODULE_ID
+
+
+def test_actions_that_are_not_integers_are_refused_not_truncated() -> None:
+    from allfives_env.vector.errors import ActionArrayError
+
+    env = TableVectorEnv(table_config(Rules.preset("pagat", 2)))
+    obs, _ = env.reset(seed=6)
+    before = obs["observations"].copy()
+    with pytest.raises(ActionArrayError, match="integers"):
+        env.step(first_legal(obs["action_mask"]) + 0.9)
+    obs, *_ = env.step(first_legal(obs["action_mask"]))  # nothing had moved: still legal
+    assert not np.array_equal(obs["observations"], before)
