@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -25,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from source_tree import copy_source_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -231,20 +231,10 @@ class Sandbox:
 
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-    if shutil.which("git") is None or not (ROOT / ".git").exists():
-        pytest.skip("needs the git checkout to know the source files")
     pytest.importorskip("torch")
     pytest.importorskip("ray.rllib")
     pytest.importorskip("fastapi")
-    files = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT, capture_output=True, check=True,
-    ).stdout.decode().split("\0")  # fmt: skip
-    path = tmp_path_factory.mktemp("docs") / "allfives"
-    for name in files:
-        if name and (ROOT / name).is_file():
-            (path / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, path / name)
+    path = copy_source_tree(tmp_path_factory.mktemp("docs") / "allfives")
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     # `python train.py` imports the installed package, not the copy, whose compiled kernels

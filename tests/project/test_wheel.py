@@ -4,7 +4,6 @@ outside the repository, runs ``allfives``, serves the web page and trains."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -14,6 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from source_tree import copy_source_tree
 
 pytest.importorskip("fastapi")
 
@@ -25,26 +25,10 @@ PACKAGES = (
 STATIC = ("index.html", "app.js", "board.js", "style.css")
 
 
-def source_files() -> list[str]:
-    """The files of the source tree: tracked, or new and not ignored."""
-    out = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        capture_output=True,
-        check=True,
-    ).stdout.decode()
-    return [f for f in out.split("\0") if f and (ROOT / f).is_file()]
-
-
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if shutil.which("git") is None or not (ROOT / ".git").exists():
-        pytest.skip("needs the git checkout to know the source files")
     tmp = tmp_path_factory.mktemp("wheel")
-    src = tmp / "src"
-    for f in source_files():
-        (src / f).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / f, src / f)
+    src = copy_source_tree(tmp / "src")
     # the sdist first, then the wheel built from the unpacked sdist (what `python -m build`
     # does): a file the sdist leaves out is missing from the wheel too
     subprocess.run(
