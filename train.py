@@ -4,6 +4,7 @@ batched engine.
     python train.py                                  # the default config: pagat, 2 players
     python train.py --config configs/smoke.yaml      # a few thousand steps (what CI runs)
     python train.py --config configs/team4.yaml --total_timesteps 4000000 --name team4-long
+    python train.py --config configs/strong.yaml --address HEAD:6379  # its teacher on Ray
 
 The trainer reads top to bottom (in the manner of CleanRL's ``ppo.py``) in
 ``agents/training/selfplay.py``; this script runs it, and the package holds its parts:

@@ -44,7 +44,6 @@ import dataclasses  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import shutil  # noqa: E402
-import socket  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
@@ -56,6 +55,7 @@ import yaml  # noqa: E402
 
 from agents.files import replace_whole  # noqa: E402
 from agents.training import config as train_config  # noqa: E402
+from agents.training.cluster import check_address  # noqa: E402
 from agents.training.entry import INTERRUPTS, Session, run_command  # noqa: E402
 from agents.training.run_folder import changed_fields, open_run_folder, write_config  # noqa: E402
 from allfives_rllib.algorithm import build, empty_league, module_id  # noqa: E402
@@ -94,27 +94,6 @@ def parse_args(argv: Sequence[str]) -> Command:
     if command.address is not None:
         check_address(command.address)
     return command
-
-
-def check_address(address: str) -> None:
-    """Refuse an address with no Ray cluster behind it (before Ray tries for a minute).
-
-    Raises:
-        ConfigError: if it is not HOST:PORT, or nothing listens there.
-    """
-    host, colon, port = address.rpartition(":")
-    if address == "auto":
-        return
-    if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ConfigError(f"--address must be HOST:PORT of a Ray head node, not {address!r}")
-    try:
-        with socket.create_connection((host, int(port)), timeout=5):
-            pass
-    except OSError as e:
-        raise ConfigError(
-            f"no Ray cluster at {address!r} ({e.strerror or e}); start one with "
-            f"'ray start --head' or leave out --address"
-        ) from None
 
 
 # ----------------------------------------------------------------------------- the run folder

@@ -6,14 +6,9 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from typing import Any
 
 from allfives_rllib.config import RLlibConfig
-
-SOURCE = Path(__file__).resolve().parent.parent
-"""The folder that holds the project's packages: the workers of a cluster joined by address
-import them from there (a source checkout shared by the nodes)."""
 
 
 def empty_league() -> dict[str, Any]:
@@ -35,6 +30,8 @@ def start_ray(cfg: RLlibConfig, address: str | None) -> None:
 
     import ray
     import torch
+
+    from agents.training.cluster import SOURCE
 
     torch.set_num_threads(cfg.torch_threads)
     os.environ.setdefault("RAY_DEDUP_LOGS", "1")
@@ -70,16 +67,23 @@ def table_config(cfg: RLlibConfig) -> dict[str, Any]:
 
 def build_batched(cfg: RLlibConfig, address: str | None) -> Any:
     """PPO on the learner's table on the batched engine, with ``train.py``'s network: each env
-    runner steps ``num_envs_per_env_runner`` games in one vector env."""
+    runner steps ``num_envs_per_env_runner`` games in one vector env, and ships its rollout
+    as arrays (:mod:`allfives_rllib.table_runner`)."""
+    start_ray(cfg, address)
+    return batched_config(cfg).build_algo()
+
+
+def batched_config(cfg: RLlibConfig) -> Any:
+    """RLlib's config of :func:`build_batched`'s PPO (the table's env registered)."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.tune.registry import register_env
 
     from agents.learned import PolicySpec
     from allfives_rllib.scorer_module import ScorerModule
+    from allfives_rllib.table_runner import TableEnvRunner, TablePPO
     from allfives_rllib.vector_env import TableVectorEnv
 
-    start_ray(cfg, address)
     register_env("allfives_table", lambda c: TableVectorEnv(dict(c)))
     module = RLModuleSpec(
         module_class=ScorerModule,
@@ -94,7 +98,7 @@ def build_batched(cfg: RLlibConfig, address: str | None) -> Any:
         },
     )
     config = (
-        PPOConfig()
+        PPOConfig(algo_class=TablePPO)
         .environment("allfives_table", env_config=table_config(cfg), disable_env_checking=True)
         .framework("torch")
         .env_runners(
@@ -102,7 +106,8 @@ def build_batched(cfg: RLlibConfig, address: str | None) -> Any:
             num_envs_per_env_runner=cfg.num_envs_per_env_runner,
             num_cpus_per_env_runner=1,
             gym_env_vectorize_mode="vector_entry_point",
-            rollout_fragment_length=cfg.num_steps,
+            rollout_fragment_length=fragment_length(cfg),
+            env_runner_cls=TableEnvRunner,
         )
         .learners(num_learners=cfg.num_learners, num_cpus_per_learner=1)
         .rl_module(rl_module_spec=module)
@@ -110,7 +115,16 @@ def build_batched(cfg: RLlibConfig, address: str | None) -> Any:
         .reporting(metrics_num_episodes_for_smoothing=200)
         .debugging(seed=cfg.seed, log_level="ERROR")
     )
-    return config.build_algo()
+    return config
+
+
+def fragment_length(cfg: RLlibConfig) -> int:
+    """Steps each game of an env runner plays per iteration on the batched engine: the
+    iteration's ``train_batch_size`` shared among the env runners' games (RLlib wants the
+    whole within 10% of it)."""
+    return max(
+        1, cfg.train_batch_size // (max(1, cfg.num_env_runners) * cfg.num_envs_per_env_runner)
+    )
 
 
 def ppo_settings(cfg: RLlibConfig) -> dict[str, Any]:

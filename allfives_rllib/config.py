@@ -62,7 +62,9 @@ class RLlibConfig(Settings):
     anneal_lr: bool = True
     """The learning rate falls linearly to 0 over ``total_timesteps``."""
     num_steps: int = 64
-    """``batched``: steps each game plays per rollout (RLlib's ``rollout_fragment_length``)."""
+    """``batched``: steps each game plays per rollout of the warm start. PPO's rollouts share
+    ``train_batch_size`` among the env runners' games (each plays ``train_batch_size /
+    (num_env_runners · num_envs_per_env_runner)`` steps an iteration)."""
     context_dim: int = 32
     """``batched``: the network's context size (``train.py``'s)."""
     feature_arch: list[int] = field(default_factory=list)
@@ -129,6 +131,14 @@ class RLlibConfig(Settings):
                 self.minibatch_size <= self.train_batch_size,
                 "minibatch_size",
                 "at most train_batch_size",
+            )
+        )
+        games = max(1, self.num_env_runners) * self.num_envs_per_env_runner
+        checks.append(
+            (
+                self.engine == "aec" or self.train_batch_size >= games,
+                "train_batch_size",
+                f"at least one step of every env runner's games ({games:,}) with engine batched",
             )
         )
         raise_first(self, checks)

@@ -1,7 +1,7 @@
 """The warm start's learning offline: a teacher's values saved once, networks fitted in minutes.
 
     python tools/offline_fit.py collect OUT.npz [--config configs/strong.yaml] [--rollouts 10]
-        [--seed 1]
+        [--seed 1] [--address HOST:PORT]
     python tools/offline_fit.py fit DATA.npz... [--config configs/strong.yaml] [--loss values]
         [--epochs 12] [--fraction 1] [--ensemble 1] [--weight_decay 0] [--out CHECKPOINT.zip]
         [--judge OTHER.npz...]
@@ -13,6 +13,8 @@ config's ``start_scores`` says), and saves each position's observation,
 legal mask and the teacher's mean value of every legal action (points; NaN elsewhere), in
 arrays of (steps, games, …). It costs what the warm start's teacher costs: about 2 minutes a
 rollout of 16,384 positions with ``strong.yaml``'s ``batchsearch:worlds=128`` on 2 cores.
+``--address`` values them on the Ray cluster there instead (one actor per CPU of the cluster;
+the same values, as ``train.py --address``).
 
 ``fit`` trains the config's network on those positions, every fifth game held out, in the warm
 start's minibatches (``num_envs · num_steps / num_minibatches`` positions) with its loss
@@ -77,7 +79,7 @@ def collect(args: argparse.Namespace) -> None:
     values: list[Any] = []
     started = time.perf_counter()
     with SearchTeacher(
-        cfg.imitation_teacher, cfg.imitation_temperature, cfg.teacher_processes
+        cfg.imitation_teacher, cfg.imitation_temperature, cfg.teacher_processes, args.address
     ) as teacher:
         for r in range(args.rollouts):
             for _ in range(cfg.num_steps):
@@ -232,6 +234,10 @@ def main() -> None:
     c.add_argument("out", type=Path)
     c.add_argument("--rollouts", type=int, default=10)
     c.add_argument("--seed", type=int, default=1)
+    c.add_argument(
+        "--address",
+        help="HOST:PORT of a Ray cluster's head whose CPUs value the positions (the same values)",
+    )
     f = sub.add_parser("fit", help="fit the config's network to saved values")
     f.add_argument("data", nargs="+", type=Path)
     f.add_argument("--loss", choices=("values", "regret"), default="values")
@@ -280,6 +286,14 @@ def main() -> None:
             p.error(f"--config's imitation_teacher: {e}")
         if not args.out.parent.is_dir():
             p.error(f"no folder {args.out.parent} to write {args.out.name} in")
+        if args.address is not None:
+            from agents.training.cluster import check_address, require_ray
+
+            try:
+                require_ray("--address")
+                check_address(args.address)
+            except ConfigError as e:
+                p.error(str(e))
         collect(args)
         return
     if args.epochs < 1:

@@ -8,7 +8,9 @@ Shared by both trainers:
 - :mod:`agents.training.run_folder` — a run folder's life: its lock, ``--fresh``,
   ``config.yaml`` and what a rerun may change, a full disk;
 - :mod:`agents.training.entry` — a trainer's command: its extras, Ctrl-C and SIGTERM, the exit
-  statuses.
+  statuses;
+- :mod:`agents.training.cluster` — a Ray cluster joined by ``--address`` (an address with
+  nothing behind it refused in one line).
 
 Self-play on the batched engine (``train.py``), read top to bottom in
 :mod:`agents.training.selfplay`:
@@ -18,7 +20,8 @@ Self-play on the batched engine (``train.py``), read top to bottom in
 - :mod:`agents.training.torch_networks` — the learner's network in torch (the twin of the NumPy
   one that plays, :mod:`agents.numpy_networks`);
 - :mod:`agents.training.learner` — rollouts, PPO's update, the warm start's imitation;
-- :mod:`agents.training.teacher` — a search agent's values as the warm start's targets;
+- :mod:`agents.training.teacher` — a search agent's values as the warm start's targets (over
+  worker processes or a Ray cluster's actors);
 - :mod:`agents.training.evaluation` — evaluation during and after training, the report;
 - :mod:`agents.training.run`, :mod:`agents.training.resume` — the run's record and its resume
   points.

@@ -33,18 +33,25 @@ RLLIB_EXTRAS = ("ray", "torch", "yaml", "tyro", "tensorboard", "tqdm", "filelock
 """The modules of the ``[rllib]`` extra that ``train_rllib.py`` needs."""
 
 
-def require_extras(prog: str, modules: Iterable[str], extra: str, what: str) -> None:
-    """Exit with status 2 and one line naming the install command if a module is missing.
-
-    ``what`` says what needs them (``training``, ``training on RLlib``).
-    """
+def missing_extras(modules: Iterable[str], extra: str, what: str) -> str | None:
+    """The one line naming the install command of the ``extra`` that holds ``modules``, if one
+    of them is missing (else ``None``); ``what`` says what needs them (``training``,
+    ``training on RLlib``, ``--address``)."""
     missing = [m for m in modules if importlib.util.find_spec(m) is None]
-    if missing:
-        fail(
-            prog,
-            f"{what} needs the [{extra}] extra (missing: {', '.join(missing)}): "
-            f"pip install -e '.[{extra}]'",
-        )
+    if not missing:
+        return None
+    return (
+        f"{what} needs the [{extra}] extra (missing: {', '.join(missing)}): "
+        f"pip install -e '.[{extra}]'"
+    )
+
+
+def require_extras(prog: str, modules: Iterable[str], extra: str, what: str) -> None:
+    """Exit with status 2 and one line naming the install command if a module is missing
+    (:func:`missing_extras`)."""
+    message = missing_extras(modules, extra, what)
+    if message is not None:
+        fail(prog, message)
 
 
 class Interrupts:

@@ -114,25 +114,33 @@ class Learner:
         pool = Pool(cfg, run.spec())
         return cls(cfg, run, pool, make_table(cfg, pool))
 
-    def attach_teacher(self) -> None:
+    def attach_teacher(self, address: str | None = None) -> None:
         """The warm start's teacher, as the config names it: a
-        :class:`~agents.training.teacher.SearchTeacher` when imitating values, else the agent
-        (compiled where it can be), with its generator (:func:`teacher_rng`)."""
+        :class:`~agents.training.teacher.SearchTeacher` when imitating values (valuing on the
+        Ray cluster at ``address`` if given: the same targets), else the agent (compiled where
+        it can be), with its generator (:func:`teacher_rng`).
+
+        Raises:
+            ValueError: for an ``address`` with a teacher that is not a value search.
+            ConfigError: for an ``address`` with no Ray cluster behind it.
+        """
         from agents.training.teacher import SearchTeacher
         from allfives_env.vector.agents import batch_agent
 
         cfg = self.cfg
         if cfg.imitation_targets == "values":
             self.teacher = SearchTeacher(
-                cfg.imitation_teacher, cfg.imitation_temperature, cfg.teacher_processes
+                cfg.imitation_teacher, cfg.imitation_temperature, cfg.teacher_processes, address
             )
+        elif address is not None:
+            raise ValueError("a teacher on a Ray cluster must be a teacher of values")
         else:
             self.teacher = batch_agent(cfg.imitation_teacher)
         self.teacher_rng = teacher_rng(cfg)
 
     def close_teacher(self) -> None:
-        """Stop the teacher's worker processes, if it has any (it restarts them if asked
-        again)."""
+        """Stop the teacher's worker processes or Ray actors, if it has any (it restarts them
+        if asked again)."""
         close = getattr(self.teacher, "close", None)
         if close is not None:
             close()
@@ -207,20 +215,9 @@ class Learner:
         return {"episodes": finished, "won": won}
 
     def advantages(self) -> tuple[Any, Any]:
-        """GAE advantages and returns of the rollout. An episode's end cuts the bootstrap: a
-        done flag at step t means the episode ended by action t (the next obs is a new one)."""
-        import torch as th
-
+        """GAE advantages and returns of the rollout (:func:`gae`)."""
         cfg, ro = self.cfg, self.rollout
-        adv = th.zeros_like(ro.rewards)
-        last = th.zeros(cfg.num_envs)
-        for t in reversed(range(cfg.num_steps)):
-            nonterminal = 1.0 - ro.dones[t]
-            next_value = self.next_value if t == cfg.num_steps - 1 else ro.values[t + 1]
-            delta = ro.rewards[t] + cfg.gamma * next_value * nonterminal - ro.values[t]
-            last = delta + cfg.gamma * cfg.gae_lambda * nonterminal * last
-            adv[t] = last
-        return adv, adv + ro.values
+        return gae(ro.rewards, ro.values, ro.dones, self.next_value, cfg.gamma, cfg.gae_lambda)
 
     def imitation_loss(
         self, part: tuple[Any, ...], idx: Any, stats: dict[str, float]
@@ -368,6 +365,26 @@ class Learner:
         stats.update(policy_loss=pg_loss.item(), value_loss=v_loss.item(), entropy=entropy.item())
         self.run.timing["update"] += time.perf_counter() - t0
         return stats
+
+
+def gae(
+    rewards: Any, values: Any, dones: Any, next_value: Any, gamma: float, lam: float
+) -> tuple[Any, Any]:
+    """GAE advantages and returns (tensors of ``(steps, games)``) of a rollout with same-step
+    autoreset: ``dones[t]`` means the episode ended by action ``t`` (the next observation is a
+    new episode's), which cuts the bootstrap; ``next_value`` is the critic's value of the
+    observation after the last step."""
+    import torch as th
+
+    adv = th.zeros_like(rewards)
+    last = th.zeros_like(next_value)
+    for t in reversed(range(rewards.shape[0])):
+        nonterminal = 1.0 - dones[t]
+        following = next_value if t == rewards.shape[0] - 1 else values[t + 1]
+        delta = rewards[t] + gamma * following * nonterminal - values[t]
+        last = delta + gamma * lam * nonterminal * last
+        adv[t] = last
+    return adv, adv + values
 
 
 def teacher_rng(cfg: Config) -> Any:

@@ -38,8 +38,9 @@ from agents.training.run_folder import open_run_folder, write_config
 from agents.training.selfplay_config import PROG, Config, parse_args
 
 
-def train(cfg: Config, run: Run, saved: dict[str, Any] | None) -> None:
-    """The warm start and PPO, from the start or from ``saved`` (a resume point)."""
+def train(cfg: Config, run: Run, saved: dict[str, Any] | None, address: str | None = None) -> None:
+    """The warm start and PPO, from the start or from ``saved`` (a resume point); a teacher of
+    values runs on the Ray cluster at ``address`` if given (the same targets)."""
     import torch as th
     from torch.utils.tensorboard import SummaryWriter
 
@@ -50,7 +51,7 @@ def train(cfg: Config, run: Run, saved: dict[str, Any] | None) -> None:
     seed_everything(cfg)
     say(cfg, "making the table of games and the network (compiling the engine the first time)")
     learner = Learner.at_new_table(cfg, run)
-    learner.attach_teacher()
+    learner.attach_teacher(address)
     pool, batch = learner.pool, learner.batch
     writer = SummaryWriter(str(run.dir / "tb"))
     if saved is None:
@@ -81,7 +82,7 @@ def train(cfg: Config, run: Run, saved: dict[str, Any] | None) -> None:
                 bar.update(per_rollout)
                 bar.set_postfix(imitation=f"{stats['imitation_accuracy']:.2f}")
             if run.imitated >= cfg.imitation_samples:
-                learner.close_teacher()  # its worker processes, before the evaluation's
+                learner.close_teacher()  # its workers, before the evaluation's
                 if cfg.imitation_refit_epochs > 0:
                     refit = learner.refit()
                     log(writer, run, {"episodes": 0}, refit, run.imitated, "refit")
@@ -154,7 +155,7 @@ def _run(session: Session, argv: Sequence[str]) -> int:
         say(cfg, f"run {cfg.name!r}: {cfg.rules().describe()}, {cfg.total_timesteps:,} steps of "
             f"PPO{warm}, into {run.dir}/ (config.yaml holds every setting)")  # fmt: skip
         INTERRUPTS.check()
-        train(cfg, run, saved)
+        train(cfg, run, saved, command.address)
         final = finish(cfg, run)
     print(json.dumps(final["final_eval"], indent=1))
     print(f"report: {run.report_file}\ncurve: {run.curve_file}\nbest: {run.best}")

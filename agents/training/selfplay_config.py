@@ -144,6 +144,11 @@ class Command:
 
     config: Path | None = None
     """A YAML file of config fields (the field names below); command-line flags override it."""
+    address: str | None = None
+    """A running Ray cluster (HOST:PORT of its head, as `ray start --head` prints it) whose CPUs
+    value the positions for a teacher of values (imitation_targets: values) instead of
+    teacher_processes here: where it runs, not what it computes (the same targets); not part of
+    the config, a resumed run may take another address or none. Needs the [rllib] extra."""
     fresh: bool = False
     """Delete the run folder and start over."""
     runs: Path = Path("runs")
@@ -172,4 +177,24 @@ def parse_args(argv: Sequence[str]) -> Command:
     )
     command = parse_command(Command, default, argv, PROG, description)
     command.cfg.check()
+    if command.address is not None:
+        check_teacher_address(command.cfg, command.address)
     return command
+
+
+def check_teacher_address(cfg: Config, address: str) -> None:
+    """Refuse ``--address`` where it has no use or cannot work: a config with no teacher of
+    values, Ray not installed, no Ray cluster at the address.
+
+    Raises:
+        ConfigError: saying which.
+    """
+    from agents.training.cluster import check_address, require_ray
+
+    if cfg.imitation_targets != "values" or cfg.imitation_samples == 0:
+        raise ConfigError(
+            "--address runs a teacher of values on a Ray cluster, and this config has none "
+            "(imitation_targets: values with imitation_samples above 0); leave it out"
+        )
+    require_ray("--address")
+    check_address(address)

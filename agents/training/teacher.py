@@ -18,8 +18,22 @@ Game ``i`` is valued with a ``random.Random`` seeded from ``rng[i]``'s next 64 b
 never on the number of processes. A position with one legal action is not searched: its target
 is that action.
 
-Worker processes are started with ``spawn`` (each makes its own agent once; Ctrl-C is left to
-the parent) and stopped by :meth:`SearchTeacher.close` (or ``with``).
+The positions are valued in this process, or over worker processes on this machine, or by Ray
+actors on a cluster:
+
+- ``processes`` > 1: worker processes started with ``spawn`` (each makes its own agent once;
+  Ctrl-C is left to the parent).
+- ``address`` (``HOST:PORT`` of a Ray head node; ``processes`` is then not used): the cluster is
+  joined (:func:`agents.training.cluster.join`; an address with nothing behind it, or Ray not
+  installed, is one :class:`~agents.training.config.ConfigError` line at once) and one actor
+  per CPU the cluster has when the first positions come is started (each makes its own agent
+  once); chunks of positions go to whichever is free, the results are put back in order. If Ray
+  is already initialized in this process, its cluster is used.
+
+Either way the targets are bit-identical to those valued in this process. Workers and actors
+start at the first positions to value and are stopped by :meth:`SearchTeacher.close` (or
+``with``; they start again if more positions come); if the teacher initialized Ray, ``close``
+also shuts it down (a Ray already running is left running).
 """
 
 from __future__ import annotations
@@ -35,6 +49,8 @@ import numpy as np
 
 from agents.registry import value_agent
 from agents.search import ValueSearch, best_index
+from agents.training.cluster import check_address, require_ray
+from agents.training.config import ConfigError
 from allfives_env.core.view import PlayerView
 
 if TYPE_CHECKING:
@@ -61,6 +77,23 @@ def _values(jobs: list[tuple[PlayerView, int]]) -> list[list[float]]:
     return _evaluate(_AGENT, jobs)
 
 
+class _Valuer:
+    """A Ray actor's agent (the class that :func:`ray.remote` makes an actor of), made once."""
+
+    def __init__(self, spec: str):
+        self.agent = value_agent(spec)[0]
+
+    def node(self) -> str:
+        """The Ray node this actor runs on (its hex id)."""
+        import ray
+
+        return str(ray.get_runtime_context().get_node_id())
+
+    def values(self, jobs: list[tuple[PlayerView, int]]) -> list[list[float]]:
+        """:func:`_evaluate` by this actor's agent."""
+        return _evaluate(self.agent, jobs)
+
+
 def soft_targets(values: Sequence[float], temperature: float) -> np.ndarray:
     """``softmax(values / temperature)`` (float64, summing to 1)."""
     z = np.asarray(values, np.float64) / temperature
@@ -75,13 +108,19 @@ class SearchTeacher:
         spec: the search (``batchsearch:worlds=64``, ``search:sims=100``...).
         temperature: of the target distribution, in points (> 0).
         processes: worker processes valuing positions (1: in this process).
+        address: a Ray cluster's head (``HOST:PORT``) whose actors value the positions instead
+            (one per CPU of the cluster); ``None``: this machine.
 
     Raises:
         ValueError: for a spec that is not a value search, a temperature that is not positive,
             or fewer than 1 process.
+        ConfigError: (a ``ValueError``) for an address with no Ray cluster behind it, or Ray
+            not installed.
     """
 
-    def __init__(self, spec: str, temperature: float = 2.0, processes: int = 1):
+    def __init__(
+        self, spec: str, temperature: float = 2.0, processes: int = 1, address: str | None = None
+    ):
         if not temperature > 0:
             raise ValueError(f"temperature must be positive, not {temperature!r}")
         if type(processes) is not int or processes < 1:
@@ -90,7 +129,15 @@ class SearchTeacher:
         self.agent, self.rounds = value_agent(spec)
         self.temperature = float(temperature)
         self.processes = processes
+        self.address = address
+        if address is not None:
+            require_ray("a search teacher on a Ray cluster (--address)")
+            check_address(address)
         self._pool: ProcessPoolExecutor | None = None
+        self._actors: list[Any] = []
+        self._started_ray = False
+        self.nodes: list[str] = []
+        """The Ray node of each actor (hex ids), once started."""
 
     def _pool_now(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -102,6 +149,41 @@ class SearchTeacher:
             )
         return self._pool
 
+    def _actors_now(self) -> list[Any]:
+        """The Ray actors (started at the first call, once the cluster is joined)."""
+        if not self._actors:
+            import ray
+
+            from agents.training.cluster import join
+
+            assert self.address is not None
+            if join(self.address):
+                self._started_ray = True
+            cpus = int(ray.cluster_resources().get("CPU", 0))
+            if cpus < 1:
+                raise ConfigError(f"the Ray cluster at {self.address!r} has no CPU")
+            valuer = ray.remote(num_cpus=1)(_Valuer)
+            actors = [valuer.remote(self.spec) for _ in range(cpus)]
+            self.nodes = [str(n) for n in ray.get([a.node.remote() for a in actors])]
+            self._actors = actors
+        return self._actors
+
+    def _spread(
+        self, jobs: list[tuple[PlayerView, int]], workers: int, remote: bool
+    ) -> list[list[float]]:
+        """The jobs' values, in ``workers * 4`` chunks over the Ray actors (``remote``) or the
+        worker processes, put back in order."""
+        split = np.array_split(np.arange(len(jobs)), min(workers * 4, len(jobs)))
+        chunks = [[jobs[i] for i in c] for c in split]
+        if remote:
+            from ray.util import ActorPool
+
+            pool = ActorPool(self._actors_now())
+            parts = list(pool.map(lambda actor, chunk: actor.values.remote(chunk), chunks))
+        else:
+            parts = list(self._pool_now().map(_values, chunks))
+        return [r for part in parts for r in part]
+
     def values(self, views: Sequence[PlayerView], seeds: Sequence[int]) -> list[list[float]]:
         """Each view's mean value of each legal action (order of ``view.legal_actions``); a
         view with one legal action gets ``[0.0]`` unsearched."""
@@ -110,12 +192,12 @@ class SearchTeacher:
         out: list[list[float]] = [[0.0] for _ in views]
         searched = [k for k, view in enumerate(views) if len(view.legal_actions) > 1]
         jobs = [(views[k], seeds[k]) for k in searched]
-        if self.processes == 1 or len(jobs) < 2:
+        if len(jobs) < 2 or (self.address is None and self.processes == 1):
             results = _evaluate(self.agent, jobs)
+        elif self.address is not None:
+            results = self._spread(jobs, len(self._actors_now()), remote=True)
         else:
-            chunks = np.array_split(np.arange(len(jobs)), min(self.processes * 4, len(jobs)))
-            parts = self._pool_now().map(_values, [[jobs[i] for i in c] for c in chunks])
-            results = [r for part in parts for r in part]
+            results = self._spread(jobs, self.processes, remote=False)
         for k, totals in zip(searched, results, strict=True):
             out[k] = [t / self.rounds for t in totals]
         return out
@@ -147,10 +229,20 @@ class SearchTeacher:
         return choice, probs, kept
 
     def close(self) -> None:
-        """Stop the worker processes (if any were started)."""
+        """Stop the worker processes or the Ray actors (if any were started); shut Ray down if
+        this teacher initialized it."""
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
+        if self._actors or self._started_ray:
+            import ray
+
+            for actor in self._actors:
+                ray.kill(actor)
+            self._actors = []
+            if self._started_ray:
+                ray.shutdown()
+                self._started_ray = False
 
     def __enter__(self) -> SearchTeacher:
         return self

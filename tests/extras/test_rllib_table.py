@@ -239,6 +239,7 @@ def test_a_batched_run_resumes_with_its_snapshots(tmp_path: Path) -> None:
         (["--action_features", "basic"], "'action_features' must be outlook or lookahead"),
         (["--baselines", "nobody"], "config 'baselines': unknown agent 'nobody'"),
         (["--baseline_prob", "1.5"], "'baseline_prob' must be"),
+        (["--num_env_runners", "64"], "'train_batch_size' must be at least one step"),
     ],
 )
 def test_bad_batched_settings_are_one_line_and_exit_2(
@@ -287,3 +288,70 @@ def test_actions_that_are_not_integers_are_refused_not_truncated() -> None:
         env.step(first_legal(obs["action_mask"]) + 0.9)
     obs, *_ = env.step(first_legal(obs["action_mask"]))  # nothing had moved: still legal
     assert not np.array_equal(obs["observations"], before)
+
+
+def test_the_env_runner_plays_and_values_its_rollout_as_train_py_does(tmp_path: Path) -> None:
+    """RLlib's env runner on the table (arrays, no episodes) and ``train.py``'s learner, from
+    the same seeds and weights: the same positions, actions, log-probabilities, critic's
+    state, advantages and returns, step for step."""
+    import torch as th
+
+    from agents.training.learner import Learner
+    from agents.training.run import Run
+    from agents.training.selfplay_config import Config
+    from allfives_rllib.algorithm import batched_config
+    from allfives_rllib.config import RLlibConfig
+    from allfives_rllib.table_runner import TableEnvRunner, train_batch
+
+    shared: dict[str, Any] = dict(
+        num_players=3, preset="five_up", critic_state=True, actor_arch=[16], critic_arch=[16],
+        context_dim=4, baselines=["heuristic", "greedy"], num_steps=6, seed=5,
+    )  # fmt: skip
+    cfg = RLlibConfig(**shared, num_envs_per_env_runner=N, train_batch_size=6 * N)
+    runner = TableEnvRunner(config=batched_config(cfg))
+    learner = Learner.at_new_table(
+        Config(**shared, num_envs=N, progress=False), Run(Config(), tmp_path)
+    )
+    runner.module.net.load_state_dict(learner.net.state_dict())
+    learner.batch.reset(5)
+    th.manual_seed(11)
+    [fragment] = runner.sample()
+    th.manual_seed(11)
+    learner.collect(imitation=False)
+    adv, returns = learner.advantages()
+    ro, size = learner.rollout, 6 * N
+    expected = {
+        "observations": ro.obs.reshape(size, -1), "action_mask": ro.masks.reshape(size, -1),
+        "state": ro.privileged.reshape(size, -1), "actions": ro.actions.reshape(size),
+        "logp": ro.logprobs.reshape(size), "values": ro.values.reshape(size),
+        "advantages": adv.reshape(size), "returns": returns.reshape(size),
+    }  # fmt: skip
+    for key, want in expected.items():
+        np.testing.assert_array_equal(fragment[key], want.numpy(), err_msg=key)
+    assert fragment["state"].shape[1] > 0
+    assert (fragment["returns"] != fragment["values"]).any()  # rewards reached the targets
+    # the next rollout goes on where this one stopped, as train.py's does
+    th.manual_seed(12)
+    [again] = runner.sample()
+    th.manual_seed(12)
+    learner.collect(imitation=False)
+    np.testing.assert_array_equal(again["actions"], learner.rollout.actions.reshape(size).numpy())
+    # two fragments join into one batch, the advantages standardized over it
+    batch = train_batch([fragment, again], "default_policy").policy_batches["default_policy"]
+    assert len(batch) == 2 * size
+    assert abs(float(batch["advantages"].mean())) < 1e-5
+    assert abs(float(batch["advantages"].std()) - 1) < 1e-3
+
+
+def test_a_remote_env_runners_arrays_pack_and_unpack_exactly() -> None:
+    from allfives_rllib.table_runner import pack, unpack
+
+    rng = np.random.default_rng(0)
+    array = np.where(rng.random((6, 5, 7)) < 0.1, rng.standard_normal((6, 5, 7)), 0.0)
+    array = array.astype(np.float32)
+    packed = pack(array)
+    assert len(packed["values"]) == np.count_nonzero(array) > 0
+    back = unpack(packed)
+    assert back.dtype == array.dtype and np.array_equal(back, array)
+    assert unpack(array) is array  # an array not packed passes as it is
+    assert np.array_equal(unpack(pack(np.zeros((3, 0), np.float32))), np.zeros((3, 0)))

@@ -120,6 +120,7 @@ SHORTER: list[tuple[str, str]] = [
     (r"^(allfives benchmark .*)$", r"\1 --protocol allfives-bench/1-reduced"),
     (r"^allfives speed vector$", "allfives speed vector --seconds 0.2 --repeat 1 --games 64"),
     (r"^python -m build$", "python -m build --no-isolation"),  # no download of setuptools
+    (r"^(python tools/teacher_scaling\.py) .*$", r"\1 --positions 8 --spec batchsearch:worlds=2"),
 ]  # fmt: skip
 
 NOT_RUN: dict[str, str] = {
@@ -140,6 +141,11 @@ NOT_RUN: dict[str, str] = {
     "ray start --address HEAD_IP:6379": "tests/extras/test_rllib_cluster.py joins a second node",
     "python train_rllib.py --address HEAD_IP:6379 --num_env_runners 32 --num_learners 2 "
     "--name big": "tests/extras/test_rllib_cluster.py trains on its two nodes with --address",
+    "python train.py --config configs/strong.yaml --address HEAD_IP:6379": "a cluster of "
+    "machines: tests/training/test_teacher_cluster.py trains with --address on its two nodes",
+    "python tools/offline_fit.py collect values.npz --config configs/strong.yaml --address "
+    "HEAD_IP:6379": "tests/training/test_teacher_cluster.py collects with --address on its two "
+    "nodes",
 }
 
 PREREQUISITES = ("python train.py", "python train_rllib.py")
