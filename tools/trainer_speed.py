@@ -11,7 +11,8 @@ config has it). The rates are printed as a Markdown table:
 - **train.py**: the shared training package's learner on the batched engine (256 games × 64
   steps, the heuristic and greedy inside the batch, ``train.py``'s network).
 - **RLlib, batched engine**: ``train_rllib.py``'s default (the same table and network through
-  RLlib's single-agent env runner, sampling in the driver; no warm start here).
+  :mod:`allfives_rllib.table_runner`'s env runner, which ships arrays, sampling in the driver;
+  no warm start here).
 - **RLlib, AEC env**: ``configs/rllib_aec.yaml`` (2 env runners × 8 games of the AEC env, every
   seat a module, the league); env steps are every seat's, the main module's share beside them.
 - **SB3**: sb3-contrib's MaskablePPO on :class:`allfives_env.vector.sb3.AllFivesVecEnv` (64
