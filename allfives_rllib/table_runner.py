@@ -209,9 +209,12 @@ class TablePPO(PPO):  # type: ignore[misc]
         fragments: list[Fragment] = []
         with self.metrics.log_time((TIMERS, ENV_RUNNER_SAMPLING_TIMER)):
             while sum(len(f["actions"]) for f in fragments) < self.config.total_train_batch_size:
-                for part, metrics in group.foreach_env_runner(
+                sampled = group.foreach_env_runner(
                     lambda r: (r.sample(), r.get_metrics()), local_env_runner=not remote
-                ):
+                )
+                if not sampled:  # every env runner failed: RLlib has logged why
+                    raise RuntimeError("no env runner returned a rollout")
+                for part, metrics in sampled:
                     fragments.extend(part)
                     self.metrics.aggregate([metrics], key=ENV_RUNNER_RESULTS)
         with self.metrics.log_time((TIMERS, LEARNER_UPDATE_TIMER)):

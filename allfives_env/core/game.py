@@ -867,6 +867,11 @@ class Game:
 
     # ================================================================ copies & text
 
+    def __deepcopy__(self, memo: dict[int, object]) -> Game:
+        """:meth:`clone` (what ``copy.deepcopy`` makes, and OpenSpiel's ``state.clone()``,
+        which deep-copies a Python state attribute by attribute)."""
+        return self.clone()
+
     def clone(self) -> Game:
         """An independent copy (the hand log is shared up to now, then kept apart).
 

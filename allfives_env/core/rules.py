@@ -118,6 +118,11 @@ class Rules:
             # "partnerships: false changes nothing with 2-3 players": keep one config for it
             object.__setattr__(self, "partnerships", True)
 
+    def __deepcopy__(self, memo: dict[int, object]) -> Rules:
+        """Itself: a frozen config is never changed, so a deep copy (of a game, of an
+        OpenSpiel state) shares it."""
+        return self
+
     @classmethod
     def preset(cls, name: str = "pagat", num_players: int = 2, **overrides: Any) -> Rules:
         """The rules of preset ``name`` for ``num_players``, with ``overrides`` of single fields.

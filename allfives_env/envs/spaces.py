@@ -123,6 +123,11 @@ class Encoding:
         RulesError: never; ``rules`` is already validated.
     """
 
+    def __deepcopy__(self, memo: dict[int, object]) -> Encoding:
+        """Itself: an encoding is made whole by its constructor and never changed, so a deep
+        copy (of an environment, of an OpenSpiel state) shares it."""
+        return self
+
     def __init__(self, rules: Rules, action_features: bool | str = False):
         self.rules = rules
         n = self.num_players = rules.num_players

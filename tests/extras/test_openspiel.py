@@ -227,3 +227,34 @@ def test_nfsp_and_mccfr_run_on_the_game() -> None:
     policy = solver.average_policy().action_probabilities(state)
     assert set(policy) == set(state.legal_actions())
     assert sum(policy.values()) == pytest.approx(1.0)
+
+
+def test_a_clone_shares_the_rules_and_copies_the_game_apart() -> None:
+    """pyspiel's ``clone()`` deep-copies a Python state attribute by attribute (it never calls
+    the state's ``__deepcopy__``): the frozen rules and encoding are shared, the engine is
+    copied with ``Game.clone`` (its ``__deepcopy__``), and the two then play apart."""
+    import copy
+
+    game = pyspiel.load_game("python_allfives(players=3)")
+    state = game.new_initial_state()
+    rng = random.Random(4)
+    for _ in range(30):
+        if state.is_chance_node():
+            state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    twin = state.clone()
+    assert twin.rules is state.rules and twin.encoding is state.encoding
+    assert twin.engine is not state.engine
+    assert str(twin) == str(state) and twin.legal_actions() == state.legal_actions()
+    assert twin.observation_tensor(0) == state.observation_tensor(0)
+    before = str(state)
+    while not twin.is_terminal() and twin.move_number() < state.move_number() + 20:
+        if twin.is_chance_node():
+            twin.apply_action(rng.choice([a for a, _ in twin.chance_outcomes()]))
+        else:
+            twin.apply_action(rng.choice(twin.legal_actions()))
+    assert str(state) == before != str(twin)  # the original did not move
+    copied = copy.deepcopy(state.engine)  # a Game's deep copy is its clone
+    assert copied is not state.engine and str(copied) == str(state.engine)
+    assert copy.deepcopy(state.rules) is state.rules
