@@ -25,25 +25,17 @@ def module_id(cfg: RLlibConfig) -> str:
 
 
 def start_ray(cfg: RLlibConfig, address: str | None) -> None:
-    """Start Ray here, or join the cluster at ``address`` (once per process)."""
+    """Start Ray here, or join the cluster at ``address`` (once per process;
+    :func:`agents.training.cluster.join`, which keeps the trainer's Ctrl-C and SIGTERM)."""
     import logging
 
-    import ray
     import torch
 
-    from agents.training.cluster import SOURCE
+    from agents.training.cluster import join
 
     torch.set_num_threads(cfg.torch_threads)
     os.environ.setdefault("RAY_DEDUP_LOGS", "1")
-    if not ray.is_initialized():
-        ray.init(
-            address=address,
-            include_dashboard=False,
-            logging_level=logging.ERROR,
-            log_to_driver=False,
-            configure_logging=True,
-            runtime_env={"env_vars": {"PYTHONPATH": str(SOURCE)}} if address else None,
-        )
+    join(address)
     for name in ("ray.rllib", "ray._common.deprecation"):  # RLlib's notes to its developers
         logging.getLogger(name).setLevel(logging.ERROR)
 
@@ -122,9 +114,7 @@ def fragment_length(cfg: RLlibConfig) -> int:
     """Steps each game of an env runner plays per iteration on the batched engine: the
     iteration's ``train_batch_size`` shared among the env runners' games (RLlib wants the
     whole within 10% of it)."""
-    return max(
-        1, cfg.train_batch_size // (max(1, cfg.num_env_runners) * cfg.num_envs_per_env_runner)
-    )
+    return max(1, cfg.train_batch_size // cfg.table_games())
 
 
 def ppo_settings(cfg: RLlibConfig) -> dict[str, Any]:

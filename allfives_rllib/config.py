@@ -97,6 +97,12 @@ class RLlibConfig(Settings):
             "critic_state": self.critic_state,
         }
 
+    def table_games(self) -> int:
+        """``batched``: the games every env runner plays together (the driver's when there
+        are no remote env runners); an iteration plays ``train_batch_size / table_games()``
+        steps of each."""
+        return max(1, self.num_env_runners) * self.num_envs_per_env_runner
+
     def check(self) -> None:
         """Validate every field before anything runs (the opponents named are made once).
 
@@ -133,7 +139,7 @@ class RLlibConfig(Settings):
                 "at most train_batch_size",
             )
         )
-        games = max(1, self.num_env_runners) * self.num_envs_per_env_runner
+        games = self.table_games()
         checks.append(
             (
                 self.engine == "aec" or self.train_batch_size >= games,

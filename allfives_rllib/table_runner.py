@@ -82,7 +82,7 @@ class TableEnvRunner(SingleAgentEnvRunner):  # type: ignore[misc]
         :class:`Fragment` (RLlib's arguments, for episodes, are not used)."""
         import torch as th
 
-        from agents.training.learner import gae
+        from agents.training.learner import gae, sample_policy
 
         table, net = self.table, self.module.net
         batch = table.batch
@@ -109,11 +109,7 @@ class TableEnvRunner(SingleAgentEnvRunner):  # type: ignore[misc]
             out["observations"][t], out["action_mask"][t] = obs, masks
             if table.critic_state:
                 out["state"][t] = batch.learner_state()
-            with th.no_grad():
-                logits = net.logits(th.from_numpy(obs), th.from_numpy(masks))
-                logp = th.log_softmax(logits, dim=1)
-                gumbel = -th.log(-th.log(th.rand_like(logp).clamp_min(1e-20)))
-                action = (logp + gumbel).argmax(dim=1)
+            logits, logp, action = sample_policy(net, th.from_numpy(obs), th.from_numpy(masks))
             out["logits"][t] = logits.numpy()
             out["actions"][t] = action.numpy()
             out["logp"][t] = logp.gather(1, action.unsqueeze(1)).squeeze(1).numpy()

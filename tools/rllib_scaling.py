@@ -27,7 +27,6 @@ measure on a quiet machine.
 from __future__ import annotations
 
 import argparse
-import os
 import time
 from typing import Any
 
@@ -78,10 +77,9 @@ def main() -> None:
     args = p.parse_args()
     if args.cycles < 1:
         p.error("--cycles must be at least 1")
-    from agents.training.local_cluster import ENV, local_cluster
+    from agents.training.local_cluster import local_cluster, use_cluster_token
 
-    for key in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN"):  # the driver's token is the nodes'
-        os.environ[key] = ENV[key]
+    use_cluster_token()  # the driver's token is the nodes'
     rows = {}
     for nodes in (1, 2):
         with local_cluster(nodes) as address:

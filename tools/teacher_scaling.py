@@ -23,7 +23,6 @@ quiet machine.
 from __future__ import annotations
 
 import argparse
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -77,10 +76,9 @@ def main() -> None:
         value_agent(args.spec)
     except ValueError as e:
         p.error(f"--spec: {e}")
-    from agents.training.local_cluster import ENV, local_cluster
+    from agents.training.local_cluster import local_cluster, use_cluster_token
 
-    for key in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN"):  # the driver's token is the nodes'
-        os.environ[key] = ENV[key]
+    use_cluster_token()  # the driver's token is the nodes'
     vg = positions(args.positions)
     rows: list[tuple[str, int, float]] = []
     rate, reference, _ = measure(args.spec, vg, None)

@@ -3,9 +3,10 @@
 A command given ``--address HOST:PORT`` refuses, in one line (a :class:`ConfigError`, exit
 status 2), an address that is not ``HOST:PORT`` or has nothing listening behind it, before Ray
 would try for a minute (:func:`check_address`), and Ray itself not installed
-(:func:`require_ray`). :func:`join` then joins the cluster; its workers import the project from
-:data:`SOURCE` (the same source checkout on every node, or the project installed there). Ray
-(the ``[rllib]`` extra) is imported only by :func:`join`.
+(:func:`require_ray`). :func:`join` then joins the cluster (or, without an address, starts Ray
+here); its workers import the project from :data:`SOURCE` (the same source checkout on every
+node, or the project installed there). Ray (the ``[rllib]`` extra) is imported only by
+:func:`join`.
 """
 
 from __future__ import annotations
@@ -56,12 +57,13 @@ def check_address(address: str) -> None:
         ) from None
 
 
-def join(address: str) -> bool:
+def join(address: str | None) -> bool:
     """Join the Ray cluster at ``address`` (checked first, :func:`check_address`), its workers
-    importing the project from :data:`SOURCE`; if Ray is already initialized in this process,
-    use that one instead. This process keeps its own SIGINT and SIGTERM handlers (``ray.init``
-    would replace SIGTERM's, and the trainers' Ctrl-C and SIGTERM would no longer stop them
-    cleanly). Returns whether this call initialized Ray (the caller then shuts it down).
+    importing the project from :data:`SOURCE`, or with no address start Ray in this process;
+    if Ray is already initialized in this process, use that one instead. This process keeps
+    its own SIGINT and SIGTERM handlers (``ray.init`` would replace SIGTERM's, and the
+    trainers' Ctrl-C and SIGTERM would no longer stop them cleanly). Returns whether this call
+    initialized Ray (the caller then shuts it down).
 
     Raises:
         ConfigError: as :func:`check_address`.
@@ -70,12 +72,13 @@ def join(address: str) -> bool:
 
     if ray.is_initialized():
         return False
-    check_address(address)
+    if address is not None:
+        check_address(address)
     kept = [(s, signal.getsignal(s)) for s in (signal.SIGINT, signal.SIGTERM)]
     try:
         ray.init(
             address=address,
-            runtime_env={"env_vars": {"PYTHONPATH": str(SOURCE)}},
+            runtime_env={"env_vars": {"PYTHONPATH": str(SOURCE)}} if address else None,
             include_dashboard=False,
             log_to_driver=False,
             logging_level=logging.ERROR,

@@ -174,10 +174,7 @@ class Learner:
         finished = won = 0
         for t in range(cfg.num_steps):
             t0 = time.perf_counter()
-            with th.no_grad():
-                logp = th.log_softmax(self.net.logits(obs, masks), dim=1)
-                gumbel = -th.log(-th.log(th.rand_like(logp).clamp_min(1e-20)))
-                action = (logp + gumbel).argmax(dim=1)  # a sample of the masked policy
+            _, logp, action = sample_policy(self.net, obs, masks)
             labels = action
             if imitation:
                 games = np.arange(cfg.num_envs)
@@ -365,6 +362,19 @@ class Learner:
         stats.update(policy_loss=pg_loss.item(), value_loss=v_loss.item(), entropy=entropy.item())
         self.run.timing["update"] += time.perf_counter() - t0
         return stats
+
+
+def sample_policy(net: Any, obs: Any, masks: Any) -> tuple[Any, Any, Any]:
+    """A sample of ``net``'s masked policy in every game (the Gumbel trick, from torch's
+    generator), without gradients: the logits, the log-probabilities of every action and the
+    actions drawn (what a rollout of either trainer plays)."""
+    import torch as th
+
+    with th.no_grad():
+        logits = net.logits(obs, masks)
+        logp = th.log_softmax(logits, dim=1)
+        gumbel = -th.log(-th.log(th.rand_like(logp).clamp_min(1e-20)))
+        return logits, logp, (logp + gumbel).argmax(dim=1)
 
 
 def gae(

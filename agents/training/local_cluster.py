@@ -29,6 +29,13 @@ ENV = dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=secrets.token_hex(3
 """Ray's token authentication, one token for the nodes and the driver (as on a real cluster)."""
 
 
+def use_cluster_token() -> None:
+    """Give this process :data:`ENV`'s token, so that it may join the nodes started here (a
+    driver started before them, as the scaling tools are)."""
+    for key in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN"):
+        os.environ[key] = ENV[key]
+
+
 @contextlib.contextmanager
 def ray_node(*args: str) -> Iterator[None]:
     """One Ray node (``ray start --block``, its own temp dir), stopped alone when done.
