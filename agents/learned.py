@@ -24,7 +24,14 @@ import numpy.typing as npt
 
 from agents.errors import AgentError
 from agents.files import replace_whole
-from agents.numpy_networks import Policy, check_weights, choose, policy_from_npz, uniform
+from agents.numpy_networks import (
+    Policy,
+    ScorerPolicy,
+    check_weights,
+    choose,
+    policy_from_npz,
+    uniform,
+)
 from allfives_env.core.actions import DRAW_ID, Action
 from allfives_env.core.rules import Rules
 from allfives_env.core.view import PlayerView
@@ -174,7 +181,9 @@ class LearnedAgent:
     def act_batch(self, vg: Any, games: npt.NDArray[np.int64], rng: Any) -> Any:
         """The policy's actions in a batch of games (a :class:`VectorGame` of its rules and
         observation options): the most likely, or sampled with one uniform per game from the
-        games' generators ``rng``.
+        games' generators ``rng``. A scorer's choice is compiled
+        (:func:`agents.compiled_scorer.scorer_actions`: the network runs for the legal actions
+        of the games with a choice to make); other networks read whole observations.
 
         Raises:
             CheckpointError: if the batch plays other rules or another observation.
@@ -183,15 +192,22 @@ class LearnedAgent:
         if vg.encoding.obs_size != self._encoding(vg.rules).obs_size:
             features = self.spec.action_features
             raise CheckpointError(f"{self.name} needs action_features={features!r}")
+        u = None
+        if self.sample:
+            from allfives_env.vector.agents import draw_bits
+
+            bits = draw_bits(rng, games) >> np.uint64(11)
+            u = (bits.astype(np.float64) + 0.5) / float(1 << 53)
+        if isinstance(self.policy, ScorerPolicy):
+            from agents.compiled_scorer import scorer_actions
+
+            return scorer_actions(vg, games, self.policy, u)
         obs = vg.observe_games(games, vg.current_player[games])
         masks = vg.masks()[games]
         z = self.policy.logits(obs).astype(np.float64)
         z = np.where(masks > 0, z, -np.inf)
-        if not self.sample:
+        if u is None:
             return z.argmax(axis=1).astype(np.int64)
-        from allfives_env.vector.agents import draw_bits
-
-        u = ((draw_bits(rng, games) >> np.uint64(11)).astype(np.float64) + 0.5) / float(1 << 53)
         p = np.exp(z - z.max(axis=1, keepdims=True))
         c = np.cumsum(p, axis=1)
         return np.minimum((c < (u * c[:, -1])[:, None]).sum(axis=1), masks.shape[1] - 1)

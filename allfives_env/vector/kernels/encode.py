@@ -156,11 +156,9 @@ def _tail(
 
 
 @kernel
-def write_observation(
-    r: I32, cfg: I64, scores: F64, seat: int, o: F32, scr: I32, fscr: F64
-) -> None:
-    """Write ``seat``'s observation into ``o`` (``Encoding.observe``); ``scr`` and ``fscr``
-    are the game's scratch rows (read only with action features)."""
+def write_global(r: I32, cfg: I64, scores: F64, seat: int, o: F32) -> None:
+    """Write the global part of ``seat``'s observation (every block before the per-action
+    ones) into ``o``."""
     n = cfg[C_N]
     ph = r[PHASE]
     mine = ph == DRAWN and r[CUR] == seat
@@ -173,6 +171,15 @@ def write_observation(
     # another seat's drawn tile shows as plain play: whether it fits is not yet known
     shown = 0 if ph == LEAD else 2 if mine else 1 if ph < HAND_OVER else -1
     _tail(r, cfg, scores, o, cfg[O_COUNT], seat, False, shown)
+
+
+@kernel
+def write_observation(
+    r: I32, cfg: I64, scores: F64, seat: int, o: F32, scr: I32, fscr: F64
+) -> None:
+    """Write ``seat``'s observation into ``o`` (``Encoding.observe``); ``scr`` and ``fscr``
+    are the game's scratch rows (read only with action features)."""
+    write_global(r, cfg, scores, seat, o)
     if cfg[C_ACTION_FEATURES]:
         write_action_features(r, cfg, scores, seat, o, cfg[O_ACTION_POINTS], scr)
     if cfg[C_ACTION_FEATURES] >= FEATURES_OUTLOOK:

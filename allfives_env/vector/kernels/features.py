@@ -56,11 +56,16 @@ def _best_additions(maybe: int, scr: I32) -> None:
 
 
 @kernel
-def _feature(r: I32, cfg: I64, scr: I32, score: float, t: int, s: int, o: F32, at: int) -> None:
-    """The two features of placement ``(t, s)``: ``o[at]`` points, ``o[at + 28·S]`` reply."""
+def placement_features(
+    r: I32, cfg: I64, scr: I32, score: float, t: int, s: int
+) -> tuple[float, float]:
+    """The two features of placement ``(t, s)``: its points and the best reply's, each a
+    count over :data:`COUNT_NORM` capped at 1 (``scr`` holds :func:`_best_additions`' table,
+    and its layout part is overwritten)."""
     count = layout.count_after(r, t, s)
+    points = 0.0
     if admitted(cfg, score, float(count_points(count, cfg[C_UNIT]))) != 0:
-        o[at] = np.float32(min(count / COUNT_NORM, 1.0))
+        points = min(count / COUNT_NORM, 1.0)
     layout.copy_layout(r, scr)
     if scr[LEAD_TILE] < 0:
         layout.lead(scr, t, cfg[C_AT_ONCE])
@@ -75,7 +80,16 @@ def _feature(r: I32, cfg: I64, scr: I32, score: float, t: int, s: int, o: F32, a
         add = scr[BY_RESIDUE + 5 * v2 + (5 - base % 5) % 5]
         if add >= 0 and base + add > best:
             best = base + add
-    o[at + 28 * cfg[C_S]] = np.float32(min(best / COUNT_NORM, 1.0))
+    return points, min(best / COUNT_NORM, 1.0)
+
+
+@kernel
+def prepare_features(r: I32, cfg: I64, seat: int, scr: I32) -> None:
+    """Set ``scr``'s table of best additions for :func:`placement_features` (``seat`` to act):
+    the tiles the next player may hold, unseen by ``seat``, with no half he lacks."""
+    nxt = seat + 1 if seat + 1 < cfg[C_N] else 0
+    maybe = _ALL_TILES & ~r[HANDS + seat] & ~r[ON_TABLE]
+    _best_additions(maybe & ~T_VALUES_MASK[r[VOIDS + nxt]], scr)
 
 
 @kernel
@@ -92,13 +106,13 @@ def write_action_features(
     if ph > DRAWN or r[CUR] != seat:
         return
     score = scores[cfg[C_SIDE_OF + seat]]
-    nxt = seat + 1 if seat + 1 < cfg[C_N] else 0
-    # tiles the next player may hold: unseen by the observer, and no half he lacks
-    maybe = _ALL_TILES & ~r[HANDS + seat] & ~r[ON_TABLE]
-    _best_additions(maybe & ~T_VALUES_MASK[r[VOIDS + nxt]], scr)
+    prepare_features(r, cfg, seat, scr)
     playable = placeable_tiles(r)
     for t in range(28):
         if playable >> t & 1:
             for s in range(s_count):
                 if offered(r, t, s):
-                    _feature(r, cfg, scr, score, t, s, o, at + t * s_count + s)
+                    points, reply = placement_features(r, cfg, scr, score, t, s)
+                    b = at + t * s_count + s
+                    o[b] = np.float32(points)
+                    o[b + size] = np.float32(reply)

@@ -285,7 +285,7 @@ def outlook(
 
 
 @kernel
-def _entries(
+def outlook_entries(
     r: I32, cfg: I64, scores: F64, seat: int, t: int, s: int, o: F32, at: int, scr: I32, buf: F64
 ) -> None:
     """The :data:`OUTLOOK_SIZE` entries of placement ``(t, s)`` at ``o[at:]``, in the order of
@@ -328,7 +328,31 @@ def write_outlook_features(
             for s in range(s_count):
                 if offered(r, t, s):
                     b = at + (t * s_count + s) * OUTLOOK_SIZE
-                    _entries(r, cfg, scores, seat, t, s, o, b, scr, buf)
+                    outlook_entries(r, cfg, scores, seat, t, s, o, b, scr, buf)
+
+
+@kernel
+def placement_lookahead(
+    r: I32, cfg: I64, scores: F64, seat: int, t: int, s: int, scr: I32
+) -> tuple[float, float]:
+    """The :data:`LOOKAHEAD_SIZE` entries of placement ``(t, s)`` by ``seat``, the seat to
+    act: :func:`reply_risk` of the next seat on the layout it leaves, or 0s after a placement
+    that wins the match or plays out the hand (the body of ``lookahead_features``' loop)."""
+    hand = r[HANDS + seat]
+    if hand & ~(1 << t) == 0:
+        return 0.0, 0.0
+    if wins_match(cfg, scores, cfg[C_SIDE_OF + seat], layout.count_after(r, t, s)):
+        return 0.0, 0.0
+    n = cfg[C_N]
+    nxt = seat + 1 if seat + 1 < n else 0
+    unseen = _ALL_TILES & ~r[ON_TABLE] & ~hand
+    layout.copy_layout(r, scr)
+    if scr[LEAD_TILE] < 0:
+        layout.lead(scr, t, cfg[C_AT_ONCE])
+    else:
+        layout.place(scr, t, s, cfg[C_EVERY], cfg[C_AT_ONCE])
+    wins, out = reply_risk(r, cfg, scores, scr, nxt, unseen)
+    return float(wins), float(out)
 
 
 @kernel
@@ -336,33 +360,21 @@ def write_lookahead_features(
     r: I32, cfg: I64, scores: F64, seat: int, o: F32, at: int, scr: I32
 ) -> None:
     """Write the ``action_lookahead`` block at ``o[at:]`` for observer ``seat``: every entry,
-    all 0 unless he is to act, then :func:`reply_risk` of the next seat on the layout each legal
-    placement leaves, at ``(tile · S + slot) · LOOKAHEAD_SIZE``, but after one that wins the
-    match or plays out the hand (``features.lookahead_features``)."""
+    all 0 unless he is to act, then :func:`placement_lookahead` of each legal placement at
+    ``(tile · S + slot) · LOOKAHEAD_SIZE`` (``features.lookahead_features``)."""
     s_count = cfg[C_S]
     for j in range(28 * s_count * LOOKAHEAD_SIZE):
         o[at + j] = 0.0
     ph = r[PHASE]
     if ph > DRAWN or r[CUR] != seat:
         return
-    n = cfg[C_N]
-    nxt = seat + 1 if seat + 1 < n else 0
-    side = cfg[C_SIDE_OF + seat]
-    hand = r[HANDS + seat]
-    unseen = _ALL_TILES & ~r[ON_TABLE] & ~hand
     playable = placeable_tiles(r)
     for t in range(28):
-        if not playable >> t & 1 or hand & ~(1 << t) == 0:
+        if not playable >> t & 1:
             continue
         for s in range(s_count):
-            if not offered(r, t, s) or wins_match(cfg, scores, side, layout.count_after(r, t, s)):
-                continue
-            layout.copy_layout(r, scr)
-            if scr[LEAD_TILE] < 0:
-                layout.lead(scr, t, cfg[C_AT_ONCE])
-            else:
-                layout.place(scr, t, s, cfg[C_EVERY], cfg[C_AT_ONCE])
-            wins, out = reply_risk(r, cfg, scores, scr, nxt, unseen)
-            b = at + (t * s_count + s) * LOOKAHEAD_SIZE
-            o[b] = np.float32(wins)
-            o[b + 1] = np.float32(out)
+            if offered(r, t, s):
+                wins, out = placement_lookahead(r, cfg, scores, seat, t, s, scr)
+                b = at + (t * s_count + s) * LOOKAHEAD_SIZE
+                o[b] = np.float32(wins)
+                o[b + 1] = np.float32(out)
