@@ -33,11 +33,13 @@ This module imports the batched engine (numba) only when the agent first moves, 
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from agents.inference import DEFAULT_MODEL, decisions, world_weights
 from agents.sampler import sample_world
 from agents.search import WIN_BONUS, ValueSearch
 from allfives_env.core.game import Game
@@ -46,10 +48,20 @@ from allfives_env.core.tiles import mask_of
 from allfives_env.core.view import PlayerView
 
 if TYPE_CHECKING:
+    from threadpoolctl import ThreadpoolController
+
     from allfives_env.vector.engine import VectorGame
 
 ROLLOUTS = ("heuristic", "greedy")
 """The built-in rollout policies; a checkpoint path (``.zip``) names a trained one."""
+
+
+@functools.cache
+def _blas() -> ThreadpoolController:
+    """The process's thread pools (found once: looking them up costs far more than a limit)."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 class BatchSearchAgent(ValueSearch):
@@ -60,18 +72,23 @@ class BatchSearchAgent(ValueSearch):
         rollout: ``"heuristic"`` (default), ``"greedy"``, or the path of a checkpoint whose
             network plays the rollouts for every seat (it must have been trained on the rules
             played).
+        infer: how much the other players' choices so far weigh the worlds
+            (:mod:`agents.inference`): the scale of :data:`agents.inference.DEFAULT_MODEL`'s
+            weights; 0 (default) weighs every world alike, 1 is the fitted model.
 
     Raises:
-        ValueError: for ``worlds`` below 1, more than the machine's memory can roll out, or an
-            unknown ``rollout``.
+        ValueError: for ``worlds`` below 1, more than the machine's memory can roll out, an
+            unknown ``rollout``, or an ``infer`` that is not a number from 0 to 1e6.
         CheckpointError: for a rollout checkpoint that cannot be read.
     """
 
     name = "batchsearch"
 
-    def __init__(self, worlds: int = 128, rollout: str = "heuristic"):
+    def __init__(self, worlds: int = 128, rollout: str = "heuristic", infer: float = 0.0):
         if type(worlds) is not int or worlds < 1:
             raise ValueError(f"worlds must be an int of at least 1, not {worlds!r}")
+        if isinstance(infer, bool) or not isinstance(infer, int | float) or not 0 <= infer < 1e6:
+            raise ValueError(f"infer must be a number from 0 to 1e6, not {infer!r}")
         if not isinstance(rollout, str) or (
             rollout not in ROLLOUTS and not rollout.endswith(".zip")
         ):
@@ -81,6 +98,7 @@ class BatchSearchAgent(ValueSearch):
             )
         self.worlds = worlds
         self.rollout = rollout
+        self.infer = float(infer)
         self._policy: Any = None
         self._features: bool | str = False
         if rollout.endswith(".zip"):
@@ -97,7 +115,9 @@ class BatchSearchAgent(ValueSearch):
         check_fits(worlds * least, f"batchsearch with {worlds:,} worlds")
 
     def __repr__(self) -> str:
-        return f"BatchSearchAgent(worlds={self.worlds}, rollout={self.rollout!r})"
+        return (
+            f"BatchSearchAgent(worlds={self.worlds}, rollout={self.rollout!r}, infer={self.infer})"
+        )
 
     def rounds(self) -> int:
         """``worlds``: each value sums one rollout per world."""
@@ -133,14 +153,16 @@ class BatchSearchAgent(ValueSearch):
 
     def evaluate(self, view: PlayerView, rng: random.Random) -> list[float]:
         """Each legal action's summed rollout value over the worlds (same order as
-        ``view.legal_actions``). The kernels run on this thread alone (evaluations run one
-        agent per core; more threads would only contend)."""
+        ``view.legal_actions``). The kernels and a rollout network's matrix products run on
+        this thread alone (evaluations run one agent per core; more threads would only
+        contend)."""
         from allfives_env.vector._jit import get_num_threads, set_num_threads
 
         threads = get_num_threads()
         set_num_threads(1)
         try:
-            return self._evaluate(view, rng)
+            with _blas().limit(limits=1, user_api="blas"):
+                return self._evaluate(view, rng)
         finally:
             set_num_threads(threads)
 
@@ -193,4 +215,9 @@ class BatchSearchAgent(ValueSearch):
         over = winners.any(axis=1)
         bonus = WIN_BONUS * rules.target
         value += np.where(over, np.where(winners[:, side], bonus, -bonus), 0.0)
-        return [float(x) for x in value.reshape(worlds, k).sum(axis=0)]
+        per_world = value.reshape(worlds, k)
+        if self.infer > 0:  # the worlds weighed by the other players' choices so far
+            found = decisions(view, DEFAULT_MODEL.softened(self.infer))
+            if found:
+                per_world = per_world * world_weights(found, masks)[:, None]
+        return [float(x) for x in per_world.sum(axis=0)]
