@@ -36,7 +36,7 @@ import numpy.typing as npt
 
 from agents.numpy_networks import TILE_PIPS, ScorerLayout, ScorerPolicy
 from allfives_env.envs.blocks import LOOKAHEAD_SIZE, OUTLOOK_SIZE, SLOT_FEATURES
-from allfives_env.vector._jit import batch_kernel, cache_with_package, prange
+from allfives_env.vector._jit import batch_kernel, cache_with_package, fast_batch_kernel, prange
 from allfives_env.vector.engine import VectorGame
 from allfives_env.vector.kernels.encode import write_global
 from allfives_env.vector.kernels.features import placement_features, prepare_features
@@ -51,11 +51,18 @@ _T_PIPS: F32 = np.ascontiguousarray(TILE_PIPS, np.float32)
 
 
 @batch_kernel
-def legal_counts(games: I64, st: I32, cfg: I64, masks: I8, counts: I64) -> None:
+def legal_counts(games: I64, st: I32, cfg: I64, masks: I8, counts: I64, only: I64) -> None:
     """``masks[k]``: the legal env actions of game ``games[k]``'s acting seat (0/1);
-    ``counts[k]``: how many."""
+    ``counts[k]``: how many; ``only[k]``: the one legal action where there is one, else -1."""
     for k in prange(games.shape[0]):
-        counts[k] = write_mask(st[games[k]], cfg, masks[k])
+        m = masks[k]
+        n = write_mask(st[games[k]], cfg, m)
+        counts[k] = n
+        only[k] = -1
+        if n == 1:
+            for a in range(m.shape[0]):
+                if m[a]:
+                    only[k] = a
 
 
 @batch_kernel
@@ -130,7 +137,7 @@ def gather_inputs(
                     f[q + e] = o[base + e]
 
 
-@batch_kernel
+@fast_batch_kernel
 def head(
     offsets: I64, h: F32, c: F32, phi: F32, wa: F32, ba: F32, acts: I64, places: int, out: F32
 ) -> None:
@@ -253,20 +260,22 @@ def scorer_logits(
 
 def legal_logits(
     vg: VectorGame, games: I64, policy: ScorerPolicy
-) -> tuple[I64, I8, I64, I64, I64, npt.NDArray[np.float32]]:
+) -> tuple[I64, I8, I64, I64, I64, I64, npt.NDArray[np.float32]]:
     """The scorer's logits of the legal actions of each game in ``games`` with a choice to make.
 
     Returns:
         ``counts`` (each game's legal actions), ``masks`` (its legal env actions, 0/1),
-        ``need`` (the positions in ``games`` of the games with more than one), ``offsets``
-        (game ``games[need[j]]``'s entries are ``offsets[j]:offsets[j + 1]``), and per entry
-        the action ``acts`` (ascending within a game) and its ``logits``.
+        ``only`` (its one legal action where it has one, else -1), ``need`` (the positions
+        in ``games`` of the games with more than one), ``offsets`` (game ``games[need[j]]``'s
+        entries are ``offsets[j]:offsets[j + 1]``), and per entry the action ``acts``
+        (ascending within a game) and its ``logits``.
     """
     idx = np.ascontiguousarray(games, np.int64)
     k = idx.size
     masks = np.empty((k, vg.num_actions), np.int8)
     counts = np.empty(k, np.int64)
-    legal_counts(idx, vg.st, vg.cfg, masks, counts)
+    only = np.empty(k, np.int64)
+    legal_counts(idx, vg.st, vg.cfg, masks, counts, only)
     need = np.flatnonzero(counts > 1)
     offsets = np.zeros(need.size + 1, np.int64)
     np.cumsum(counts[need], out=offsets[1:])
@@ -280,7 +289,8 @@ def legal_logits(
             idx[need], vg.st, vg.cfg, vg.scores_, vg.scratch, vg.fscratch, masks[need],
             offsets, layout_vector(lay), _T_PIPS, x, feats, acts,
         )  # fmt: skip
-    return counts, masks, need, offsets, acts, scorer_logits(policy, x, feats, offsets, acts)
+    logits = scorer_logits(policy, x, feats, offsets, acts)
+    return counts, masks, only, need, offsets, acts, logits
 
 
 def scorer_actions(
@@ -293,8 +303,7 @@ def scorer_actions(
 
     ``vg`` must play the policy's rules with its observation (``LearnedAgent.act_batch``
     checks)."""
-    counts, masks, need, offsets, acts, logits = legal_logits(vg, games, policy)
-    out = np.where(counts == 1, masks.argmax(axis=1), -1).astype(np.int64)
+    _, _, out, need, offsets, acts, logits = legal_logits(vg, games, policy)
     if need.size:
         u = np.full(need.size, -1.0) if uniforms is None else uniforms[need]
         chosen = np.empty(need.size, np.int64)

@@ -171,16 +171,16 @@ class _Batch:
     """A serial and a parallel build of one batch function; a call picks by the batch size
     (the first argument's length) and the thread count."""
 
-    def __init__(self, fn: Callable[..., Any]):
+    def __init__(self, fn: Callable[..., Any], fastmath: bool = False):
         assert _numba is not None
         self.__doc__ = fn.__doc__
         self.__name__ = fn.__name__
-        self.parallel = _numba.njit(cache=True, parallel=True)(fn)
+        self.parallel = _numba.njit(cache=True, parallel=True, fastmath=fastmath)(fn)
         # a twin with its own qualified name, so the two builds cache to different files
         twin = FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__)
         twin.__qualname__ = f"{fn.__qualname__}_serial"
         twin.__module__ = fn.__module__
-        self.serial = _numba.njit(cache=True)(twin)
+        self.serial = _numba.njit(cache=True, fastmath=fastmath)(twin)
 
     def __call__(self, *args: Any) -> Any:
         if len(args[0]) >= PARALLEL_MIN_GAMES and _numba.get_num_threads() > 1:
@@ -194,6 +194,14 @@ def batch_kernel(fn: F) -> F:
     if _numba is None:  # pragma: no cover
         return fn
     return cast(F, _Batch(fn))
+
+
+def fast_batch_kernel(fn: F) -> F:
+    """:func:`batch_kernel` with fast floating point (sums may be reordered, so vectorized):
+    for float32 dot products whose last bits need not match any other computation's."""
+    if _numba is None:  # pragma: no cover
+        return fn
+    return cast(F, _Batch(fn, fastmath=True))
 
 
 def set_num_threads(n: int) -> None:

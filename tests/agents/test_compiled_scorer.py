@@ -77,7 +77,8 @@ def check(vg: VectorGame, policy: ScorerPolicy, steps: int, seed: int) -> int:
         obs = vg.observe_games(live, vg.current_player[live])
         want = policy.logits(obs).astype(np.float64)
         mask = vg.masks()[live]
-        counts, masks, need, _, acts, logits = legal_logits(vg, live, policy)
+        counts, masks, only, need, _, acts, logits = legal_logits(vg, live, policy)
+        assert np.array_equal(only, np.where(counts == 1, mask.argmax(axis=1), -1))
         assert np.array_equal(masks, mask)
         assert np.array_equal(counts, mask.sum(axis=1))
         rows = np.repeat(need, counts[need])
