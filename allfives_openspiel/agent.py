@@ -7,9 +7,10 @@ zero-sum reward (the side's points minus the mean of all sides', to the hand's e
 OpenSpiel's random-rollout evaluator.
 
 * ``openspiel-ismcts`` is OpenSpiel's information-set MCTS
-  (:class:`open_spiel.python.algorithms.ismcts.ISMCTSBot`): each simulation resamples a world
-  (OpenSpiel's resampler hook, given the sampler above) and the tree's nodes are the acting
-  seat's observation strings, so a node gathers every world that seat cannot tell apart.
+  (:class:`open_spiel.python.algorithms.ismcts.ISMCTSBot`) with its default settings: each
+  simulation resamples a world (:meth:`AllFivesState.resample_from_infostate`, drawing from
+  the agent's generator) and the tree's nodes are the acting seat's information states, so a
+  node gathers every world that seat cannot tell apart.
 * ``openspiel-mcts`` is determinized MCTS: OpenSpiel's
   :class:`open_spiel.python.algorithms.mcts.MCTSBot` on ``worlds`` sampled worlds, ``sims``
   simulations shared among them, the visit counts summed.
@@ -24,10 +25,8 @@ random choice comes from the agent's generator, so a seeded match replays.
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import numpy as np
-import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
 from agents.errors import AgentError
@@ -37,7 +36,8 @@ from allfives_env.core.actions import ACTIONS, Action
 from allfives_env.core.game import Game
 from allfives_env.core.rules import Rules
 from allfives_env.core.view import PlayerView
-from allfives_openspiel.game import SHORT_NAME, AllFivesGame, AllFivesState
+from allfives_openspiel.game import AllFivesGame
+from allfives_openspiel.state import AllFivesState
 
 _PARAMS = {"sims": int, "uct": float, "worlds": int, "rollouts": int}
 
@@ -47,51 +47,15 @@ class OpenSpielAgentError(AgentError):
 
 
 def hand_game(rules: Rules) -> AllFivesGame:
-    """The OpenSpiel game of one hand under ``rules``."""
-    params = {
-        "preset": rules.name,
-        "players": rules.num_players,
-        "partnerships": "true" if rules.partnerships else "false",
-        "episode": "hand",
-    }
-    game: AllFivesGame = pyspiel.load_game(SHORT_NAME, params)
-    return game
+    """The OpenSpiel game of one hand under ``rules`` exactly (any overrides), with terminal
+    rewards, as :class:`mcts.MCTSBot` requires (the returns are the same either way)."""
+    return AllFivesGame.for_rules(rules, episode="hand", rewards="terminal")
 
 
 def world_state(game: AllFivesGame, view: PlayerView, rng: random.Random) -> AllFivesState:
     """An OpenSpiel state of a world consistent with ``view`` (a fresh episode from there)."""
     hands, boneyard = sample_world(view, rng)
-    return AllFivesState(game, Game.from_view(view, hands, boneyard))
-
-
-class _TerminalRewards:
-    """The game as :class:`mcts.MCTSBot` checks it: it asks for terminal rewards, and the
-    returns it reads at the end of a rollout are exactly those (its type check only)."""
-
-    def __init__(self, game: AllFivesGame):
-        self.game = game
-
-    def get_type(self) -> Any:
-        t = self.game.get_type()
-        return pyspiel.GameType(
-            short_name=t.short_name,
-            long_name=t.long_name,
-            dynamics=t.dynamics,
-            chance_mode=t.chance_mode,
-            information=t.information,
-            utility=t.utility,
-            reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-            max_num_players=t.max_num_players,
-            min_num_players=t.min_num_players,
-            provides_information_state_string=t.provides_information_state_string,
-            provides_information_state_tensor=t.provides_information_state_tensor,
-            provides_observation_string=t.provides_observation_string,
-            provides_observation_tensor=t.provides_observation_tensor,
-            parameter_specification={},
-        )
-
-    def max_utility(self) -> float:
-        return float(self.game.max_utility())
+    return AllFivesState.from_world(game, Game.from_view(view, hands, boneyard), view.hand_number)
 
 
 class OpenSpielSearchAgent:
@@ -150,9 +114,9 @@ class OpenSpielSearchAgent:
             bot = ismcts.ISMCTSBot(
                 game, evaluator, uct, self.sims,
                 max_world_samples=self.worlds or ismcts.UNLIMITED_NUM_WORLD_SAMPLES,
-                random_state=np_rng, use_observation_string=True,
+                random_state=np_rng,
             )  # fmt: skip
-            bot.set_resampler(lambda state, player: world_state(game, state.view(player), rng))
+            bot.set_resampler(lambda s, player: s.resample_from_infostate(player, rng.random))
             action = int(bot.step(world_state(game, view, rng)))
         else:
             counts: dict[int, int] = {}
@@ -161,10 +125,7 @@ class OpenSpielSearchAgent:
             for sims in share:
                 if not sims:
                     continue
-                bot = mcts.MCTSBot(
-                    _TerminalRewards(game), uct, sims, evaluator, random_state=np_rng,
-                    solve=False,
-                )  # fmt: skip
+                bot = mcts.MCTSBot(game, uct, sims, evaluator, random_state=np_rng, solve=False)
                 root = bot.mcts_search(world_state(game, view, rng))
                 for child in root.children:
                     counts[child.action] = counts.get(child.action, 0) + child.explore_count
