@@ -31,6 +31,7 @@ Only the view is read (its public events and the viewer's own hand): the weights
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -93,12 +94,17 @@ def offered(layout: Layout, tile: int) -> list[int]:
 def tile_sums(rules: Rules, layout: Layout, theta: F64) -> F64:
     """``e[t]``: the sum of ``exp(θ · f(t, s))`` over the slots ``t`` fits on ``layout``
     (0 where it fits none)."""
+    w_points, w_pips, w_double = (float(x) for x in theta)
     e = np.zeros(NUM_TILES, np.float64)
     for t in range(NUM_TILES):
         if layout.on_table >> t & 1:
             continue
+        base = w_pips * PIPS[t] / 12.0 + (w_double if IS_DOUBLE[t] else 0.0)
+        total = 0.0
         for s in offered(layout, t):
-            e[t] += float(np.exp(theta @ placement_features(rules, layout, t, s)))
+            points = count_points(layout.count_after(t, s), rules.unit)
+            total += math.exp(base + w_points * points / 5.0)
+        e[t] = total
     return e
 
 
