@@ -119,3 +119,20 @@ def test_a_zero_scale_model_finds_nothing_and_search_accepts_infer() -> None:
     for bad in (-1.0, True, "x", float("nan"), float("inf")):
         with pytest.raises(ValueError, match="infer"):
             BatchSearchAgent(8, infer=bad)  # type: ignore[arg-type]
+
+
+def test_tile_sums_add_up_the_model_over_each_tiles_slots() -> None:
+    from agents.inference import offered, placement_features
+
+    rules = Rules.preset("pagat", 2)
+    game = played_game(rules, 8, 6)
+    theta = DEFAULT_MODEL.theta()
+    layout = game.layout
+    want = np.zeros(28)
+    for t in range(28):
+        if not layout.on_table >> t & 1:
+            want[t] = sum(
+                np.exp(theta @ placement_features(rules, layout, t, s)) for s in offered(layout, t)
+            )
+    assert want.sum() > 0
+    np.testing.assert_allclose(tile_sums(rules, layout, theta), want, rtol=1e-12)
