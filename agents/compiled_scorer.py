@@ -13,9 +13,9 @@ is waste. :func:`scorer_actions` computes the same logits for the legal actions 
    :func:`write_global`) as the trunk's input, and each legal placement's features (the
    engine's per-placement writers, in :meth:`ScorerLayout.features`' order) into one flat
    array, never the entries of the placements that are not legal;
-3. the trunk, the context ``c``, the per-action term ``u`` and ``φ`` run as a few float32
-   matrix products over those rows (BLAS), and the score ``φ(f_a) · c`` of every legal
-   placement is one row-wise product;
+3. the trunk, the context ``c`` and ``φ`` run as a few float32 matrix products over those
+   rows (BLAS); a kernel (:func:`head`) then adds, for each legal action only, its per-action
+   term ``u[a]`` and, for a placement, its score ``φ(f_a) · c``;
 4. a kernel picks each game's action from its legal logits: the highest (ties: the lowest id),
    or, given a uniform number, the one the masked softmax samples, as ``LearnedAgent.act_batch``
    picks from the full rows.
