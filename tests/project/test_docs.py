@@ -121,19 +121,27 @@ SHORTER: list[tuple[str, str]] = [
     (r"^allfives speed vector$", "allfives speed vector --seconds 0.2 --repeat 1 --games 64"),
     (r"^python -m build$", "python -m build --no-isolation"),  # no download of setuptools
     (r"^(python tools/teacher_scaling\.py) .*$", r"\1 --positions 8 --spec batchsearch:worlds=2"),
+    (
+        r"^(python -m allfives_benchmarl\.train .*) --frames \d+ (.*)$",
+        r"\1 --frames 1024 \2 --frames_per_batch 512 --envs 32 --minibatch_size 256 --epochs 1 "
+        r"--hidden 32",
+    ),
 ]  # fmt: skip
 
 NOT_RUN: dict[str, str] = {
     # a command (one step of a `&&` chain) → why it does not run here, and what proves it
     "python3 -m venv .venv": "makes the venv; CI runs the README's setup, this step included",
     ". .venv/bin/activate": "CI runs the README's setup, this step included",
-    "pip install torch==2.13.0": "CI runs the README's setup, this step included",
-    "pip install -e '.[test,rllib]'": "CI runs the README's setup, this step included",
+    "pip install torch==2.13.0": "installs the torch that CI's setup names",
+    "pip install torch==2.13.0 -e '.[test,rllib]'": "CI runs the README's setup, this step "
+    "included",
     "pip install -e '.[train,web]'": "installs extras that CI's '.[test,rllib]' holds",
     "pip install -e '.[openspiel]'": "installs an extra that CI's '.[test,rllib]' holds",
+    "pip install torch==2.13.0 -e '.[benchmarl]'": "installs an extra that CI's '.[test,rllib]' "
+    "holds",
     "python -m pytest -q": "the README's test command: this test is part of that run",
     "mypy allfives_env agents allfives_cli allfives_rllib allfives_web allfives_openspiel "
-    "train.py train_rllib.py tools": "CI runs it after the tests (.ci/run)",
+    "allfives_benchmarl train.py train_rllib.py tools": "CI runs it after the tests (.ci/run)",
     "bash .ci/run": "CI itself",
     "export RAY_AUTH_MODE=token RAY_AUTH_TOKEN=…": "a cluster of machines: "
     "tests/extras/test_rllib_cluster.py starts two nodes here, token authentication on",

@@ -17,9 +17,10 @@ The layers, bottom up:
    protocol, its runner (its best response runs ``agents.training``'s trainer) and reports;
    import 1–7.
 9. ``allfives_rllib`` — the RLlib environment, module, league, algorithm and agent;
-   ``allfives_web`` — the web app; ``allfives_openspiel`` — the OpenSpiel game and bots; each
-   imports 1–8 and none of the others (the registry reaches the RLlib and OpenSpiel agents
-   through an entry point, never an import).
+   ``allfives_web`` — the web app; ``allfives_openspiel`` — the OpenSpiel game and bots;
+   ``allfives_benchmarl`` — the TorchRL environment, the BenchMARL task and trainer; each
+   imports 1–8 and none of the others (the registry reaches the RLlib, OpenSpiel and BenchMARL
+   agents through an entry point, never an import).
 10. ``allfives_cli`` (the ``allfives`` command), ``train.py``, ``train_rllib.py`` and
     ``tools/`` — the programs on top. An entry script of a package (``python -m allfives_env``'s
     ``__main__``) is a program too: nothing imports it, so it sits here with the command it runs.
@@ -39,7 +40,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = (
     "allfives_env", "agents", "allfives_rllib", "allfives_web", "allfives_openspiel",
-    "allfives_cli", "tools",
+    "allfives_benchmarl", "allfives_cli", "tools",
 )  # fmt: skip
 
 LAYERS: list[tuple[str, ...]] = [
@@ -51,14 +52,14 @@ LAYERS: list[tuple[str, ...]] = [
     ("agents.eval",),
     ("agents.training",),
     ("agents.play", "agents.benchmark"),
-    ("allfives_rllib", "allfives_web", "allfives_openspiel"),
+    ("allfives_rllib", "allfives_web", "allfives_openspiel", "allfives_benchmarl"),
     ("allfives_cli", "allfives_env.__main__", "train", "train_rllib", "tools"),
 ]
 
 FOLDERS: list[tuple[str, ...]] = [
     ("allfives_env",),
     ("agents",),
-    ("allfives_rllib", "allfives_web", "allfives_openspiel"),
+    ("allfives_rllib", "allfives_web", "allfives_openspiel", "allfives_benchmarl"),
     ("allfives_cli",),
     ("train", "train_rllib", "tools"),
 ]
@@ -197,7 +198,7 @@ def test_the_layering_test_sees_lazy_imports() -> None:
 
 def test_the_extras_packages_stay_apart() -> None:
     """Side by side in one layer: none needs another's extra."""
-    extras = {"allfives_web", "allfives_rllib", "allfives_openspiel"}
+    extras = {"allfives_web", "allfives_rllib", "allfives_openspiel", "allfives_benchmarl"}
     crossing = sorted(
         f"{name} imports {m}"
         for name in MODULES

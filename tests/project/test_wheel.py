@@ -20,7 +20,7 @@ pytest.importorskip("fastapi")
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = (
     "allfives_env", "agents", "allfives_rllib", "allfives_web", "allfives_openspiel",
-    "allfives_cli",
+    "allfives_benchmarl", "allfives_cli",
 )  # fmt: skip
 STATIC = ("index.html", "app.js", "board.js", "style.css")
 
@@ -64,7 +64,9 @@ def test_the_metadata_names_license_python_and_classifiers(wheel: Path) -> None:
     python = "Programming Language :: Python :: {}.{}".format(*sys.version_info[:2])
     assert python in values["Classifier"]
     assert "Typing :: Typed" in values["Classifier"]
-    assert {"train", "rllib", "web", "openspiel", "docs", "test"} <= set(values["Provides-Extra"])
+    assert {"train", "rllib", "web", "openspiel", "benchmarl", "docs", "test"} <= set(
+        values["Provides-Extra"]
+    )
 
 
 def test_the_wheel_holds_the_page_and_marks_every_package_typed(wheel: Path) -> None:

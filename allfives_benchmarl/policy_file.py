@@ -1,0 +1,149 @@
+"""The policy a BenchMARL run exports: the actor's network and what it was trained on.
+
+A policy folder (what ``python -m allfives_benchmarl.train --out DIR`` leaves in ``DIR``) holds
+
+- ``allfives.json``: the rules and observation options (:class:`agents.learned.PolicySpec`'s
+  fields) and, under ``"benchmarl"``, the network's shape (:class:`NetworkSpec`);
+- ``allfives_benchmarl.pt``: the actor's ``state_dict`` (tensors only; read with
+  ``torch.load(weights_only=True)``).
+
+The actor is BenchMARL's MLP model over one agent group of ``n_agents`` seats: input
+``(group, "observation")`` of shape ``(..., n_agents, obs_size)``, output ``(group, out_key)``
+of shape ``(..., n_agents, num_actions)`` (logits for MAPPO, IPPO, MASAC, ISAC; Q values for
+QMIX, VDN, IQL). It is decentralised: seat ``s``'s output reads seat ``s``'s observation only.
+:func:`load_policy` rebuilds it with BenchMARL's own ``MlpConfig.get_model`` and loads the
+weights; the highest masked output is the action.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from agents.files import replace_whole
+from agents.learned import META_FILE, CheckpointError, PolicySpec
+
+WEIGHTS_FILE = "allfives_benchmarl.pt"
+"""The actor's weights in a policy folder."""
+
+
+@dataclass(frozen=True)
+class NetworkSpec:
+    """How to rebuild the actor (see the module docstring)."""
+
+    algorithm: str
+    """The BenchMARL algorithm that trained it (``"mappo"``, ``"ippo"``, ...)."""
+    group: str
+    n_agents: int
+    obs_size: int
+    num_actions: int
+    """The env actions plus WAIT (:attr:`allfives_benchmarl.env.AllFivesTorchEnv.wait`)."""
+    out_key: str
+    """``"logits"`` or ``"action_value"``."""
+    num_cells: tuple[int, ...]
+    activation: str
+    """A ``torch.nn`` activation class name."""
+    share_params: bool
+
+    @classmethod
+    def from_json(cls, obj: Any) -> NetworkSpec:
+        """Read :func:`dataclasses.asdict`'s dict.
+
+        Raises:
+            CheckpointError: if it is malformed.
+        """
+        try:
+            spec = cls(**{**obj, "num_cells": tuple(int(c) for c in obj["num_cells"])})
+        except (KeyError, TypeError, ValueError) as e:
+            raise CheckpointError(f"bad 'benchmarl' entry in {META_FILE}: {e}") from None
+        if not isinstance(getattr(nn, spec.activation, None), type):
+            raise CheckpointError(f"bad 'benchmarl' entry in {META_FILE}: {spec.activation!r}")
+        return spec
+
+
+def build_model(net: NetworkSpec) -> Any:
+    """BenchMARL's MLP actor of the shape ``net`` says, with fresh weights."""
+    from benchmarl.models.mlp import MlpConfig
+    from torchrl.data import Categorical, Composite, Unbounded
+
+    n = net.n_agents
+    inputs = Composite(
+        {net.group: Composite({"observation": Unbounded((n, net.obs_size))}, shape=(n,))}
+    )
+    outputs = Composite(
+        {net.group: Composite({net.out_key: Unbounded((n, net.num_actions))}, shape=(n,))}
+    )
+    actions = Composite(
+        {net.group: Composite({"action": Categorical(net.num_actions, (n,))}, shape=(n,))}
+    )
+    config = MlpConfig(
+        num_cells=list(net.num_cells),
+        layer_class=nn.Linear,
+        activation_class=getattr(nn, net.activation),
+    )
+    return config.get_model(
+        input_spec=inputs,
+        output_spec=outputs,
+        agent_group=net.group,
+        input_has_agent_dim=True,
+        n_agents=n,
+        centralised=False,
+        share_params=net.share_params,
+        device="cpu",
+        action_spec=actions,
+    )
+
+
+def save_policy(folder: Path, spec: PolicySpec, net: NetworkSpec, model: nn.Module) -> None:
+    """Write the policy folder ``folder`` (each file replaced whole)."""
+    import io
+
+    folder.mkdir(parents=True, exist_ok=True)
+    buffer = io.BytesIO()
+    state = {  # tensors, and the torch.Size entries of TensorDict's parameter containers
+        k: v.detach().cpu().clone() if isinstance(v, torch.Tensor) else v
+        for k, v in model.state_dict().items()
+    }
+    torch.save(state, buffer)
+    replace_whole(folder / WEIGHTS_FILE, buffer.getvalue())
+    meta = {**spec.to_json(), "benchmarl": asdict(net)}
+    replace_whole(folder / META_FILE, json.dumps(meta, indent=1).encode("utf-8"))
+
+
+def is_policy_folder(folder: Path) -> bool:
+    """Whether ``folder`` holds both files of a policy."""
+    return (folder / META_FILE).is_file() and (folder / WEIGHTS_FILE).is_file()
+
+
+def load_policy(folder: Path) -> tuple[PolicySpec, NetworkSpec, Any]:
+    """The spec, the network spec and the actor (in eval mode) of the policy in ``folder``.
+
+    Raises:
+        CheckpointError: if ``folder`` is not a readable policy folder.
+    """
+    if not is_policy_folder(folder):
+        raise CheckpointError(
+            f"no BenchMARL policy at {str(folder)!r} (a folder holding {META_FILE} and "
+            f"{WEIGHTS_FILE}, as python -m allfives_benchmarl.train --out writes)"
+        )
+    try:
+        meta = json.loads((folder / META_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise CheckpointError(f"bad {folder / META_FILE}: {e}") from None
+    if not isinstance(meta, dict) or "benchmarl" not in meta:
+        raise CheckpointError(f"bad {folder / META_FILE}: no 'benchmarl' entry")
+    spec = PolicySpec.from_json(meta)
+    net = NetworkSpec.from_json(meta["benchmarl"])
+    model = build_model(net)
+    try:
+        state = torch.load(folder / WEIGHTS_FILE, map_location="cpu", weights_only=True)
+        model.load_state_dict(state)
+    except Exception as e:  # a damaged file or another shape: torch raises many kinds
+        raise CheckpointError(f"cannot load {folder / WEIGHTS_FILE}: {e}") from None
+    model.eval()
+    return spec, net, model

@@ -1,0 +1,307 @@
+"""Train MAPPO, IPPO or another BenchMARL algorithm on All Fives and export the policy.
+
+    python -m allfives_benchmarl.train --algorithm mappo --frames 200000 --out runs/bm/mappo
+    allfives eval benchmarl:runs/bm/mappo heuristic --matches 200
+
+1. The task — :class:`allfives_benchmarl.task.AllFivesTask` (``--task``, ``--reward``): the
+   batched, turn-based :class:`~allfives_benchmarl.env.AllFivesTorchEnv`, every seat an agent
+   of one group, masks in its specs.
+2. The experiment — BenchMARL's ``Experiment`` with its own yaml defaults, and the flags below
+   over them: the algorithm, the frames (env steps over all games; every agent of a step
+   counts once), the batch, the MLP, the seed (same seed, same weights).
+3. The policy — the trained actor, written to ``--out`` as a policy folder
+   (:mod:`allfives_benchmarl.policy_file`) that ``benchmarl:OUT`` plays as an agent;
+   BenchMARL's own logs (csv) go to ``OUT/benchmarl/``. With ``--eval_matches`` the policy is
+   then evaluated against ``--eval_opponent`` over duplicate deals (``OUT/report.json``).
+
+A bad flag is one line, exit status 2, before anything runs; so is an ``--out`` folder that
+another run holds (the lock of :mod:`agents.training.run_folder`) or that already holds a
+policy (``--fresh`` deletes it first).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from agents.files import replace_whole
+from agents.training.config import ConfigError, parse_command
+from agents.training.entry import Session, run_command
+from agents.training.run_folder import check_space, open_run_folder
+
+PROG = "python -m allfives_benchmarl.train"
+
+Algorithm = Literal["mappo", "ippo", "masac", "isac", "qmix", "vdn", "iql"]
+ON_POLICY = ("mappo", "ippo")
+
+
+@dataclass
+class Args:
+    """Train a BenchMARL algorithm on All Fives (see the top of allfives_benchmarl/train.py)."""
+
+    algorithm: Algorithm = "mappo"
+    """BenchMARL's algorithm: mappo, ippo (on-policy), masac, isac, qmix, vdn, iql (off-policy,
+    with a replay buffer)."""
+    out: Path | None = None
+    """The policy folder to write (default runs/benchmarl/ALGORITHM); one run at a time."""
+    fresh: bool = False
+    """Delete --out first (it is refused if it already holds a policy)."""
+    task: Literal["PAGAT_2P", "PAGAT_3P", "PAGAT_4P"] = "PAGAT_2P"
+    """The table: pagat rules, 2, 3 or 4 players (all seats trained)."""
+    reward: Literal["win", "points", "points+win"] = "points+win"
+    """Each seat's reward: its side's match result, points, or both."""
+    action_features: Literal["none", "basic", "outlook", "lookahead"] = "none"
+    """The observation's per-action blocks (as train.py's config; see docs/spaces.md)."""
+    frames: int = 200_000
+    """Env steps to train for, over all games (one step moves one seat in one game)."""
+    seed: int = 0
+    """Seeds the deals, torch and the sampling: the same seed trains the same weights."""
+    envs: int = 64
+    """Games stepped side by side."""
+    frames_per_batch: int = 6_400
+    """Env steps collected per iteration (a multiple of --envs)."""
+    minibatch_size: int = 800
+    """On-policy: env steps per gradient step; off-policy: the replay sample size."""
+    epochs: int = 4
+    """On-policy: passes over each batch; off-policy: gradient steps per iteration are
+    epochs * frames_per_batch / minibatch_size."""
+    lr: float = 3e-4
+    """Adam's learning rate."""
+    gamma: float = 0.99
+    """The discount."""
+    entropy_coef: float = 0.01
+    """MAPPO/IPPO's entropy bonus."""
+    hidden: tuple[int, ...] = (256, 256)
+    """The MLP's hidden layer widths (actor and critic)."""
+    share_params: bool = True
+    """One actor for every seat (else one per seat)."""
+    eval_matches: int = 0
+    """After training, evaluate the policy in this many duplicate-deal matches (0: none)."""
+    eval_opponent: str = "heuristic"
+    """The opponent agent spec of that evaluation."""
+
+    def folder(self) -> Path:
+        """The policy folder, --out or its default."""
+        return self.out if self.out is not None else Path("runs", "benchmarl", self.algorithm)
+
+    def check(self) -> None:
+        """Refuse values that cannot train.
+
+        Raises:
+            ConfigError: naming the flag.
+        """
+        for name in ("frames", "envs", "frames_per_batch", "minibatch_size", "epochs"):
+            value = getattr(self, name)
+            if value < 1:
+                raise ConfigError(f"--{name} must be a positive integer, not {value}")
+        if self.frames_per_batch % self.envs:
+            raise ConfigError(
+                f"--frames_per_batch ({self.frames_per_batch}) must be a multiple of --envs "
+                f"({self.envs})"
+            )
+        if self.frames < self.frames_per_batch:
+            raise ConfigError(
+                f"--frames ({self.frames}) must be at least --frames_per_batch "
+                f"({self.frames_per_batch})"
+            )
+        if self.minibatch_size > self.frames_per_batch:
+            raise ConfigError(
+                f"--minibatch_size ({self.minibatch_size}) must be at most --frames_per_batch "
+                f"({self.frames_per_batch})"
+            )
+        if not self.lr > 0 or not 0 <= self.gamma <= 1 or self.entropy_coef < 0:
+            raise ConfigError("--lr must be positive, --gamma in [0, 1], --entropy_coef >= 0")
+        if not self.hidden or min(self.hidden) < 1:
+            raise ConfigError("--hidden must be one or more positive widths")
+        if self.seed < 0 or self.eval_matches < 0:
+            raise ConfigError("--seed and --eval_matches must be non-negative")
+
+
+def parse_args(argv: Sequence[str]) -> Args:
+    """The command line (tyro; ``--help`` lists every flag). Errors are one line, exit 2.
+
+    Raises:
+        ConfigError: for a value :meth:`Args.check` refuses.
+    """
+    description = __doc__.split("\n\n")[0] if __doc__ else None
+    args = parse_command(Args, Args(), argv, PROG, description)
+    args.check()
+    if args.eval_matches:
+        from agents.registry import UnknownAgentError, make_agent
+
+        try:
+            make_agent(args.eval_opponent)
+        except UnknownAgentError as e:
+            raise ConfigError(f"--eval_opponent: {e}") from None
+    return args
+
+
+def algorithm_config(args: Args) -> Any:
+    """BenchMARL's config of ``args.algorithm`` (its yaml defaults, PPO's entropy bonus)."""
+    from benchmarl import algorithms
+
+    kind = {
+        "mappo": algorithms.MappoConfig,
+        "ippo": algorithms.IppoConfig,
+        "masac": algorithms.MasacConfig,
+        "isac": algorithms.IsacConfig,
+        "qmix": algorithms.QmixConfig,
+        "vdn": algorithms.VdnConfig,
+        "iql": algorithms.IqlConfig,
+    }[args.algorithm]
+    config = kind.get_from_yaml()
+    if args.algorithm in ON_POLICY:
+        config.entropy_coef = args.entropy_coef
+    return config
+
+
+def experiment_config(args: Args, logs: Path) -> Any:
+    """BenchMARL's experiment config: its yaml defaults with ``args`` over them; csv logs in
+    ``logs``, no BenchMARL evaluation or checkpoints (the policy is exported at the end)."""
+    from benchmarl.experiment import ExperimentConfig
+
+    c = ExperimentConfig.get_from_yaml()
+    c.sampling_device = c.train_device = c.buffer_device = "cpu"
+    c.share_policy_params = args.share_params
+    c.gamma = args.gamma
+    c.lr = args.lr
+    c.max_n_iters = None
+    c.max_n_frames = args.frames
+    steps = args.epochs * args.frames_per_batch // args.minibatch_size
+    c.on_policy_collected_frames_per_batch = args.frames_per_batch
+    c.on_policy_n_envs_per_worker = args.envs
+    c.on_policy_minibatch_size = args.minibatch_size
+    c.on_policy_n_minibatch_iters = args.epochs  # passes, each of every minibatch
+    c.off_policy_collected_frames_per_batch = args.frames_per_batch
+    c.off_policy_n_envs_per_worker = args.envs
+    c.off_policy_train_batch_size = args.minibatch_size
+    c.off_policy_n_optimizer_steps = max(1, steps)
+    c.off_policy_memory_size = max(args.frames_per_batch, min(args.frames, 200_000))
+    c.evaluation = False
+    c.render = False
+    c.loggers = ["csv"]
+    c.create_json = False
+    c.save_folder = str(logs.resolve())
+    c.checkpoint_interval = 0
+    c.checkpoint_at_end = False
+    return c
+
+
+def actor_model(experiment: Any, group: str) -> Any:
+    """The trained actor network (BenchMARL's ``Model``) of ``group``."""
+    from benchmarl.models.common import Model
+
+    policy = experiment.algorithm.get_policy_for_loss(group)
+    for module in policy.modules():
+        if isinstance(module, Model):
+            return module
+    raise RuntimeError(f"no BenchMARL model in the policy of {group!r}")  # pragma: no cover
+
+
+def train(args: Args, folder: Path) -> dict[str, Any]:
+    """Run the experiment and write the policy folder; return what the run did."""
+    from benchmarl.experiment import Experiment
+    from benchmarl.models.mlp import MlpConfig
+    from torch import nn
+
+    from agents.learned import PolicySpec
+    from allfives_benchmarl.env import GROUP
+    from allfives_benchmarl.policy_file import NetworkSpec, save_policy
+    from allfives_benchmarl.task import AllFivesTask, AllFivesTaskConfig
+
+    task_config = dataclasses.replace(
+        AllFivesTaskConfig(**dataclasses.asdict(_preset(args.task))),
+        reward=args.reward,
+        action_features=args.action_features,
+    )
+    task = AllFivesTask.__members__[args.task].get_task(dataclasses.asdict(task_config))
+    logs = folder / "benchmarl"
+    logs.mkdir(parents=True, exist_ok=True)
+    model = MlpConfig(num_cells=list(args.hidden), layer_class=nn.Linear, activation_class=nn.Tanh)
+    experiment = Experiment(
+        task=task,
+        algorithm_config=algorithm_config(args),
+        model_config=model,
+        critic_model_config=model,
+        seed=args.seed,
+        config=experiment_config(args, logs),
+    )
+    start = time.monotonic()
+    experiment.run()
+    seconds = time.monotonic() - start
+    actor = actor_model(experiment, GROUP)
+    env = experiment.test_env.base_env
+    net = NetworkSpec(
+        algorithm=args.algorithm,
+        group=GROUP,
+        n_agents=env.num_players,
+        obs_size=env.encoding.obs_size,
+        num_actions=env.num_env_actions,
+        out_key=str(actor.out_key[-1]),
+        num_cells=tuple(args.hidden),
+        activation="Tanh",
+        share_params=args.share_params,
+    )
+    save_policy(folder, PolicySpec(env.rules, task_config.action_features), net, actor)
+    return {"frames": int(experiment.total_frames), "seconds": round(seconds, 1)}
+
+
+def _preset(task: str) -> Any:
+    from allfives_benchmarl.task import PRESETS
+
+    return PRESETS[task]
+
+
+def evaluate(args: Args, folder: Path) -> dict[str, Any]:
+    """The policy against ``args.eval_opponent`` over ``args.eval_matches`` duplicate deals."""
+    from agents.eval.tournament import evaluate_against
+    from agents.learned import PolicySpec
+    from allfives_benchmarl.policy_file import load_policy
+
+    spec: PolicySpec = load_policy(folder)[0]
+    spec_name = f"benchmarl:{folder}"
+    return evaluate_against(
+        spec.rules, spec_name, [args.eval_opponent], args.eval_matches, seed=10**9, processes=1
+    )
+
+
+def _run(session: Session, argv: Sequence[str]) -> int:
+    from allfives_benchmarl.policy_file import is_policy_folder
+
+    args = parse_args(argv)
+    folder = args.folder()
+    session.folder = folder
+    with open_run_folder(folder, args.fresh):  # one process a folder
+        if is_policy_folder(folder):
+            raise ConfigError(
+                f"{folder} already holds a trained policy: give another --out, or --fresh to "
+                "train it anew"
+            )
+        folder.mkdir(parents=True, exist_ok=True)
+        check_space(folder)
+        record: dict[str, Any] = {
+            "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+            **train(args, folder),
+        }
+        if args.eval_matches:
+            record["eval"] = evaluate(args, folder)
+        replace_whole(folder / "report.json", json.dumps(record, indent=1).encode("utf-8"))
+    print(json.dumps({k: v for k, v in record.items() if k != "args"}, indent=1))
+    print(f"policy: {folder} (play it as benchmarl:{folder})")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Train as the command line says (``sys.argv`` by default); return the exit status."""
+    args = sys.argv[1:] if argv is None else argv
+    return run_command(Session(PROG, kept="nothing"), lambda s: _run(s, args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
