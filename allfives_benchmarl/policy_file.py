@@ -10,7 +10,7 @@ A policy folder (what ``python -m allfives_benchmarl.train --out DIR`` leaves in
 The actor is BenchMARL's MLP model over one agent group of ``n_agents`` seats: input
 ``(group, "observation")`` of shape ``(..., n_agents, obs_size)``, output ``(group, out_key)``
 of shape ``(..., n_agents, num_actions)`` (logits for MAPPO, IPPO, MASAC, ISAC; Q values for
-QMIX, VDN, IQL). It is decentralised: seat ``s``'s output reads seat ``s``'s observation only.
+IQL). It is decentralised: seat ``s``'s output reads seat ``s``'s observation only.
 :func:`load_policy` rebuilds it with BenchMARL's own ``MlpConfig.get_model`` and loads the
 weights; the highest masked output is the action.
 """

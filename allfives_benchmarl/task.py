@@ -5,8 +5,12 @@ an :class:`AllFivesTaskConfig` (the table, the reward, how long an evaluation ro
 :data:`PRESETS` unless a config is given. The task is BenchMARL's own kind of environment
 (``env_name() == "allfives"``): one group, ``"players"``, of one agent per seat; discrete
 actions only; an ``action_mask`` per agent, which BenchMARL's discrete-action algorithms read
-(MAPPO, IPPO, MASAC, ISAC, QMIX, VDN, IQL mask their logits or Q values with it); no global
-state, so MAPPO's centralised critic reads every seat's own observation (the actors never do).
+(MAPPO, IPPO, MASAC, ISAC, IQL mask their logits or Q values with it); no global state, so
+MAPPO's centralised critic reads every seat's own observation (the actors never do).
+
+The seats play against each other (zero-sum), so a centralised critic must not share its
+parameters across the group (BenchMARL's default, ``share_param_critic=True``, gives every
+seat the same value); QMIX and VDN, which learn the group's summed reward, learn nothing here.
 """
 
 from __future__ import annotations

@@ -37,8 +37,10 @@ from agents.training.run_folder import check_space, open_run_folder
 
 PROG = "python -m allfives_benchmarl.train"
 
-Algorithm = Literal["mappo", "ippo", "masac", "isac", "qmix", "vdn", "iql"]
+Algorithm = Literal["mappo", "ippo", "masac", "isac", "iql"]
 ON_POLICY = ("mappo", "ippo")
+CENTRAL_CRITIC = ("mappo", "masac")
+"""The algorithms whose critic reads every seat's observation."""
 
 
 @dataclass
@@ -46,8 +48,9 @@ class Args:
     """Train a BenchMARL algorithm on All Fives (see the top of allfives_benchmarl/train.py)."""
 
     algorithm: Algorithm = "mappo"
-    """BenchMARL's algorithm: mappo, ippo (on-policy), masac, isac, qmix, vdn, iql (off-policy,
-    with a replay buffer)."""
+    """BenchMARL's algorithm: mappo, ippo (on-policy), masac, isac, iql (off-policy, with a
+    replay buffer). QMIX and VDN are not offered: they learn the group's summed reward, which
+    is zero in a game whose seats play against each other."""
     out: Path | None = None
     """The policy folder to write (default runs/benchmarl/ALGORITHM); one run at a time."""
     fresh: bool = False
@@ -73,8 +76,8 @@ class Args:
     epochs * frames_per_batch / minibatch_size."""
     lr: float = 3e-4
     """Adam's learning rate."""
-    gamma: float = 0.99
-    """The discount."""
+    gamma: float = 1.0
+    """The discount (1, as train.py: the match's result comes at its end)."""
     entropy_coef: float = 0.01
     """MAPPO/IPPO's entropy bonus."""
     hidden: tuple[int, ...] = (256, 256)
@@ -143,7 +146,15 @@ def parse_args(argv: Sequence[str]) -> Args:
 
 
 def algorithm_config(args: Args) -> Any:
-    """BenchMARL's config of ``args.algorithm`` (its yaml defaults, PPO's entropy bonus)."""
+    """BenchMARL's config of ``args.algorithm``: its yaml defaults, PPO's entropy bonus, and a
+    critic per seat for MAPPO and MASAC.
+
+    Their centralised critic reads every seat's observation; with its parameters shared (their
+    default) it gives every seat one output, the same value, which fits a team with one reward
+    but not seats that play against each other: the value of one seat is minus the other's, so
+    a shared output learns nothing (its explained variance stays at 0). With a critic per seat
+    each learns its own seat's value.
+    """
     from benchmarl import algorithms
 
     kind = {
@@ -151,11 +162,11 @@ def algorithm_config(args: Args) -> Any:
         "ippo": algorithms.IppoConfig,
         "masac": algorithms.MasacConfig,
         "isac": algorithms.IsacConfig,
-        "qmix": algorithms.QmixConfig,
-        "vdn": algorithms.VdnConfig,
         "iql": algorithms.IqlConfig,
     }[args.algorithm]
     config = kind.get_from_yaml()
+    if args.algorithm in CENTRAL_CRITIC:
+        config.share_param_critic = False
     if args.algorithm in ON_POLICY:
         config.entropy_coef = args.entropy_coef
     return config

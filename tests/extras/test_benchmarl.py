@@ -25,7 +25,7 @@ from allfives_benchmarl.agent import BenchMARLAgent
 from allfives_benchmarl.env import GROUP, AllFivesTorchEnv
 from allfives_benchmarl.policy_file import load_policy
 from allfives_benchmarl.task import AllFivesTask
-from allfives_benchmarl.train import main
+from allfives_benchmarl.train import Args, algorithm_config, main
 from allfives_env import Rules
 from allfives_env.envs.settings import EnvConfigError
 from allfives_env.vector.errors import VectorActionError
@@ -127,6 +127,14 @@ def test_same_seed_same_games_and_bad_config_refused() -> None:
         AllFivesTask.PAGAT_2P.get_task({"rules": "pagat", "colour": "red"})
 
 
+def test_a_centralised_critic_is_one_per_seat() -> None:
+    """A shared centralised critic gives every seat the same value: zero-sum seats need one
+    each; decentralised critics read their own seat and may share."""
+    for algorithm, shared in (("mappo", False), ("masac", False), ("ippo", True), ("isac", True)):
+        config = algorithm_config(Args(algorithm=algorithm))  # type: ignore[arg-type]
+        assert config.share_param_critic is shared, algorithm
+
+
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """MAPPO and IPPO at smoke size, and MAPPO again with the same seed."""
@@ -188,6 +196,7 @@ def test_bad_input_is_one_line_and_status_2(
     for argv in (
         ["--frames", "0"],
         ["--algorithm", "dqn"],
+        ["--algorithm", "qmix"],  # the group's summed reward is zero here
         ["--envs", "3", "--frames_per_batch", "512"],
         ["--out", str(trained["mappo"])],  # already holds a policy
     ):
