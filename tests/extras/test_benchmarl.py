@@ -158,6 +158,17 @@ def test_mappo_and_ippo_train_and_play_as_agents(trained: dict[str, Path]) -> No
         assert result.matches == 4
 
 
+@pytest.mark.parametrize("algorithm", ["masac", "isac", "iql"])
+def test_off_policy_algorithms_train_and_play(algorithm: str, tmp_path: Path) -> None:
+    out = tmp_path / algorithm
+    assert main(["--algorithm", algorithm, "--out", str(out), *SMOKE]) == 0
+    agent = make_agent(f"benchmarl:{out}")
+    assert isinstance(agent, BenchMARLAgent) and agent.net.algorithm == algorithm
+    assert agent.net.out_key == ("action_value" if algorithm == "iql" else "logits")
+    result = evaluate(Rules.preset("pagat", 2), [f"benchmarl:{out}", "random"], matches=2, seed=0)
+    assert result.matches == 2
+
+
 def test_same_seed_trains_the_same_weights(trained: dict[str, Path]) -> None:
     first, again = (load_policy(trained[k])[2].state_dict() for k in ("mappo", "again"))
     assert first.keys() == again.keys()
