@@ -122,6 +122,10 @@ SHORTER: list[tuple[str, str]] = [
     (r"^python -m build$", "python -m build --no-isolation"),  # no download of setuptools
     (r"^(python tools/teacher_scaling\.py) .*$", r"\1 --positions 8 --spec batchsearch:worlds=2"),
     (
+        r"^(python -m allfives_openspiel\.train .*)--episodes \d+(.*)$",
+        r"\1--episodes 3\2 --hidden 16 --batch_size 16 --learn_every 16",
+    ),
+    (
         r"^(python -m allfives_benchmarl\.train .*) --frames \d+ (.*)$",
         r"\1 --frames 1024 \2 --frames_per_batch 512 --envs 32 --minibatch_size 256 --epochs 1 "
         r"--hidden 32",

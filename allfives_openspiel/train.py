@@ -1,0 +1,240 @@
+"""Train NFSP in OpenSpiel on All Fives, as OpenSpiel's own examples do, and export the policy.
+
+    python -m allfives_openspiel.train --episodes 2000 --seed 0 --out runs/openspiel/nfsp
+    allfives eval openspiel-nfsp:runs/openspiel/nfsp heuristic --matches 200
+
+1. The game: ``pyspiel.load_game("python_allfives(preset=…,players=…,episode=match)")``, whole
+   matches (``--episode hand``: single hands), each step's points as the reward, through
+   OpenSpiel's ``rl_environment.Environment`` with the observation tensor as each player's
+   state (the seat's own observation vector).
+2. The learners: one OpenSpiel ``nfsp.NFSP`` (PyTorch) per player, stepped as OpenSpiel's
+   ``kuhn_nfsp``/``leduc_nfsp`` examples step them (every player steps at the episode's end);
+   the flags below set their sizes and rates.
+3. The policy: each player's average-policy network, written to ``--out``
+   (:mod:`allfives_openspiel.nfsp_policy`), which ``openspiel-nfsp:OUT`` plays as an agent.
+   With ``--eval_matches`` the policy is then evaluated against ``--eval_opponent`` over
+   duplicate deals (``OUT/report.json`` holds it, and what the run did).
+
+Seeding: ``--seed`` seeds the environment's chance, numpy's and torch's generators, and the
+networks: the same seed trains the same weights in one thread. A bad flag is one line, exit
+status 2, before anything runs; so is an ``--out`` that another run holds or that already holds
+a policy (``--fresh`` deletes it first).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from agents.files import replace_whole
+from agents.training.config import ConfigError, parse_command
+from agents.training.entry import Session, run_command
+from agents.training.run_folder import check_space, open_run_folder
+
+PROG = "python -m allfives_openspiel.train"
+
+
+@dataclass
+class Args:
+    """Train NFSP in OpenSpiel on All Fives (see the top of allfives_openspiel/train.py)."""
+
+    out: Path = Path("runs", "openspiel", "nfsp")
+    """The policy folder to write; one run at a time."""
+    fresh: bool = False
+    """Delete --out first (it is refused if it already holds a policy)."""
+    preset: Literal["pagat", "spruce", "dominoes_cc", "pyatyorka", "five_up"] = "pagat"
+    """The rules preset of the game."""
+    players: Literal[2, 3, 4] = 2
+    """Seats, each an NFSP learner."""
+    episode: Literal["match", "hand"] = "match"
+    """What an episode is: a whole match (what ``allfives eval`` and the benchmark play) or
+    one hand."""
+    episodes: int = 2000
+    """Episodes (matches, or hands) to train for."""
+    seed: int = 0
+    """Seeds chance, numpy, torch and the networks."""
+    hidden: tuple[int, ...] = (128,)
+    """The hidden layer widths of both of NFSP's networks."""
+    anticipatory: float = 0.1
+    """NFSP's η: the chance an episode is played with the best response."""
+    rl_lr: float = 0.01
+    """The best response's (DQN's) learning rate."""
+    sl_lr: float = 0.01
+    """The average policy's learning rate."""
+    batch_size: int = 128
+    """Samples per gradient step."""
+    learn_every: int = 64
+    """A gradient step every this many of a player's steps."""
+    replay_capacity: int = 200_000
+    """The best response's replay buffer."""
+    reservoir_capacity: int = 1_000_000
+    """The average policy's reservoir."""
+    eval_matches: int = 0
+    """After training, evaluate the policy in this many duplicate-deal matches (0: none)."""
+    eval_opponent: str = "heuristic"
+    """The opponent agent spec of that evaluation."""
+    progress: bool = True
+    """A progress bar on stderr."""
+
+    def game_string(self) -> str:
+        """The OpenSpiel game it trains on."""
+        return (
+            f"python_allfives(preset={self.preset},players={self.players},episode={self.episode})"
+        )
+
+    def check(self) -> None:
+        """Refuse values that cannot train.
+
+        Raises:
+            ConfigError: naming the flag.
+        """
+        for name in ("episodes", "batch_size", "learn_every", "replay_capacity"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"--{name} must be a positive integer, not {getattr(self, name)}")
+        if self.reservoir_capacity < self.batch_size:
+            raise ConfigError("--reservoir_capacity must be at least --batch_size")
+        if not 0 <= self.anticipatory <= 1:
+            raise ConfigError(f"--anticipatory must be in [0, 1], not {self.anticipatory}")
+        if not self.rl_lr > 0 or not self.sl_lr > 0:
+            raise ConfigError("--rl_lr and --sl_lr must be positive")
+        if not self.hidden or min(self.hidden) < 1:
+            raise ConfigError("--hidden must be one or more positive widths")
+        if self.seed < 0 or self.eval_matches < 0:
+            raise ConfigError("--seed and --eval_matches must be non-negative")
+
+
+def parse_args(argv: Sequence[str]) -> Args:
+    """The command line (tyro; ``--help`` lists every flag). Errors are one line, exit 2.
+
+    Raises:
+        ConfigError: for a value :meth:`Args.check` refuses.
+    """
+    description = __doc__.split("\n\n")[0] if __doc__ else None
+    args = parse_command(Args, Args(), argv, PROG, description)
+    args.check()
+    if args.eval_matches:
+        from agents.registry import UnknownAgentError, make_agent
+
+        try:
+            make_agent(args.eval_opponent)
+        except UnknownAgentError as e:
+            raise ConfigError(f"--eval_opponent: {e}") from None
+    return args
+
+
+def train(args: Args, folder: Path) -> dict[str, Any]:
+    """Train one NFSP learner per player and write the policy folder; return what the run did."""
+    import numpy as np
+    import pyspiel
+    import torch
+    from open_spiel.python import rl_environment
+    from open_spiel.python.pytorch import nfsp
+    from tqdm import tqdm
+
+    import allfives_openspiel  # noqa: F401  (registers python_allfives)
+    from allfives_openspiel.nfsp_policy import NetworkShape, save_policy
+
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(1)
+    game = pyspiel.load_game(args.game_string())
+    env = rl_environment.Environment(
+        game, observation_type=rl_environment.ObservationType.OBSERVATION, seed=args.seed
+    )
+    obs_size = env.observation_spec()["info_state"][0]
+    num_actions = env.action_spec()["num_actions"]
+    learners = [
+        nfsp.NFSP(
+            p,
+            obs_size,
+            num_actions,
+            list(args.hidden),
+            args.reservoir_capacity,
+            args.anticipatory,
+            batch_size=args.batch_size,
+            rl_learning_rate=args.rl_lr,
+            sl_learning_rate=args.sl_lr,
+            min_buffer_size_to_learn=max(args.batch_size, 1000),
+            learn_every=args.learn_every,
+            replay_buffer_capacity=args.replay_capacity,
+            epsilon_start=0.06,
+            epsilon_end=0.001,
+            seed=args.seed + p,
+        )
+        for p in range(game.num_players())
+    ]
+    start, steps = time.monotonic(), 0
+    for _ in tqdm(range(args.episodes), "NFSP", unit="episode", disable=not args.progress):
+        step = env.reset()
+        while not step.last():
+            player = step.observations["current_player"]
+            step = env.step([learners[player].step(step).action])
+            steps += 1
+        for learner in learners:
+            learner.step(step)
+    seconds = time.monotonic() - start
+    shape = NetworkShape(
+        "nfsp", args.game_string(), game.num_players(), obs_size, num_actions, args.hidden
+    )
+    networks = [learner._avg_network for learner in learners]
+    save_policy(folder, game.rules, shape, networks)
+    return {"episodes": args.episodes, "steps": steps, "seconds": round(seconds, 1)}
+
+
+def evaluate(args: Args, folder: Path) -> dict[str, Any]:
+    """The policy against ``args.eval_opponent`` over ``args.eval_matches`` duplicate deals."""
+    from agents.eval.tournament import evaluate_against
+    from allfives_openspiel.nfsp_policy import load_policy
+
+    rules = load_policy(folder)[0]
+    return evaluate_against(
+        rules,
+        f"openspiel-nfsp:{folder}",
+        [args.eval_opponent],
+        args.eval_matches,
+        seed=10**9,
+        processes=1,
+    )
+
+
+def _run(session: Session, argv: Sequence[str]) -> int:
+    from allfives_openspiel.nfsp_policy import is_policy_folder
+
+    args = parse_args(argv)
+    folder = args.out
+    session.folder = folder
+    with open_run_folder(folder, args.fresh):  # one process a folder
+        if is_policy_folder(folder):
+            raise ConfigError(
+                f"{folder} already holds a trained policy: give another --out, or --fresh to "
+                "train it anew"
+            )
+        folder.mkdir(parents=True, exist_ok=True)
+        check_space(folder)
+        record: dict[str, Any] = {
+            "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+            **train(args, folder),
+        }
+        if args.eval_matches:
+            record["eval"] = evaluate(args, folder)
+        replace_whole(folder / "report.json", json.dumps(record, indent=1).encode("utf-8"))
+    print(json.dumps({k: v for k, v in record.items() if k != "args"}, indent=1))
+    print(f"policy: {folder} (play it as openspiel-nfsp:{folder})")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Train as the command line says (``sys.argv`` by default); return the exit status."""
+    args = sys.argv[1:] if argv is None else argv
+    return run_command(Session(PROG, kept="nothing"), lambda s: _run(s, args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
