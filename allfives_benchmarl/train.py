@@ -39,8 +39,9 @@ PROG = "python -m allfives_benchmarl.train"
 
 Algorithm = Literal["mappo", "ippo", "masac", "isac", "iql"]
 ON_POLICY = ("mappo", "ippo")
-CENTRAL_CRITIC = ("mappo", "masac")
-"""The algorithms whose critic reads every seat's observation."""
+CENTRAL_CRITIC = ("mappo",)
+"""The algorithms whose centralised critic, shared, would give every seat one value (MASAC's
+discrete critic already gives each seat its own values)."""
 
 
 @dataclass
@@ -147,9 +148,9 @@ def parse_args(argv: Sequence[str]) -> Args:
 
 def algorithm_config(args: Args) -> Any:
     """BenchMARL's config of ``args.algorithm``: its yaml defaults, PPO's entropy bonus, and a
-    critic per seat for MAPPO and MASAC.
+    critic per seat for MAPPO.
 
-    Their centralised critic reads every seat's observation; with its parameters shared (their
+    MAPPO's centralised critic reads every seat's observation; with its parameters shared (the
     default) it gives every seat one output, the same value, which fits a team with one reward
     but not seats that play against each other: the value of one seat is minus the other's, so
     a shared output learns nothing (its explained variance stays at 0). With a critic per seat
