@@ -114,6 +114,30 @@ def read_checkpoint(path: str | Path) -> tuple[PolicySpec, Policy]:
     return spec, weights
 
 
+def read_policy_meta(
+    folder: Path, weights_file: str, entry: str, made_by: str
+) -> tuple[PolicySpec, Any]:
+    """The spec and the ``entry`` part of the :data:`META_FILE` of a policy folder, one that
+    holds ``weights_file`` beside it (the folders the BenchMARL and OpenSpiel trainers write).
+
+    Raises:
+        CheckpointError: if ``folder`` lacks either file, or the metadata is unreadable or has no
+            ``entry``; the message names the command that writes such a folder (``made_by``).
+    """
+    if not ((folder / META_FILE).is_file() and (folder / weights_file).is_file()):
+        raise CheckpointError(
+            f"no {entry} policy at {str(folder)!r} (a folder holding {META_FILE} and "
+            f"{weights_file}, as {made_by} --out writes)"
+        )
+    try:
+        meta = json.loads((folder / META_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise CheckpointError(f"bad {folder / META_FILE}: {e}") from None
+    if not isinstance(meta, dict) or entry not in meta:
+        raise CheckpointError(f"bad {folder / META_FILE}: no {entry!r} entry")
+    return PolicySpec.from_json(meta), meta[entry]
+
+
 def check_trained_rules(name: str, trained: Rules, rules: Rules) -> None:
     """Refuse to let the policy ``name``, trained under ``trained``, play under other ``rules``.
 

@@ -26,7 +26,7 @@ import torch
 from torch import nn
 
 from agents.files import replace_whole
-from agents.learned import META_FILE, CheckpointError, PolicySpec
+from agents.learned import META_FILE, CheckpointError, PolicySpec, read_policy_meta
 
 WEIGHTS_FILE = "allfives_benchmarl.pt"
 """The actor's weights in a policy folder."""
@@ -126,19 +126,10 @@ def load_policy(folder: Path) -> tuple[PolicySpec, NetworkSpec, Any]:
     Raises:
         CheckpointError: if ``folder`` is not a readable policy folder.
     """
-    if not is_policy_folder(folder):
-        raise CheckpointError(
-            f"no BenchMARL policy at {str(folder)!r} (a folder holding {META_FILE} and "
-            f"{WEIGHTS_FILE}, as python -m allfives_benchmarl.train --out writes)"
-        )
-    try:
-        meta = json.loads((folder / META_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise CheckpointError(f"bad {folder / META_FILE}: {e}") from None
-    if not isinstance(meta, dict) or "benchmarl" not in meta:
-        raise CheckpointError(f"bad {folder / META_FILE}: no 'benchmarl' entry")
-    spec = PolicySpec.from_json(meta)
-    net = NetworkSpec.from_json(meta["benchmarl"])
+    spec, entry = read_policy_meta(
+        folder, WEIGHTS_FILE, "benchmarl", "python -m allfives_benchmarl.train"
+    )
+    net = NetworkSpec.from_json(entry)
     model = build_model(net)
     try:
         state = torch.load(folder / WEIGHTS_FILE, map_location="cpu", weights_only=True)

@@ -29,7 +29,13 @@ import torch
 from open_spiel.python.pytorch import dqn
 
 from agents.files import replace_whole
-from agents.learned import META_FILE, CheckpointError, PolicySpec, check_trained_rules
+from agents.learned import (
+    META_FILE,
+    CheckpointError,
+    PolicySpec,
+    check_trained_rules,
+    read_policy_meta,
+)
 from allfives_env.core.actions import DRAW_ID, Action
 from allfives_env.core.rules import Rules
 from allfives_env.core.view import PlayerView
@@ -103,19 +109,10 @@ def load_policy(folder: Path) -> tuple[Rules, NetworkShape, list[torch.nn.Module
     Raises:
         CheckpointError: if ``folder`` is not a readable policy folder.
     """
-    if not is_policy_folder(folder):
-        raise CheckpointError(
-            f"no OpenSpiel NFSP policy at {str(folder)!r} (a folder holding {META_FILE} and "
-            f"{WEIGHTS_FILE}, as python -m allfives_openspiel.train --out writes)"
-        )
-    try:
-        meta = json.loads((folder / META_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise CheckpointError(f"bad {folder / META_FILE}: {e}") from None
-    if not isinstance(meta, dict) or "openspiel" not in meta:
-        raise CheckpointError(f"bad {folder / META_FILE}: no 'openspiel' entry")
-    spec = PolicySpec.from_json(meta)
-    shape = NetworkShape.from_json(meta["openspiel"])
+    spec, entry = read_policy_meta(
+        folder, WEIGHTS_FILE, "openspiel", "python -m allfives_openspiel.train"
+    )
+    shape = NetworkShape.from_json(entry)
     encoding = Encoding(spec.rules)
     if (shape.obs_size, shape.num_actions, shape.num_players) != (
         encoding.obs_size,

@@ -23,7 +23,6 @@ a policy (``--fresh`` deletes it first).
 
 from __future__ import annotations
 
-import json
 import random
 import sys
 import time
@@ -32,10 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from agents.files import replace_whole
-from agents.training.config import ConfigError, parse_command
-from agents.training.entry import Session, run_command
-from agents.training.run_folder import check_space, open_run_folder
+from agents.training.config import ConfigError
+from agents.training.policy_trainer import parse_policy_args, run_policy_trainer
 
 PROG = "python -m allfives_openspiel.train"
 
@@ -82,6 +79,10 @@ class Args:
     progress: bool = True
     """A progress bar on stderr."""
 
+    def folder(self) -> Path:
+        """The policy folder, --out."""
+        return self.out
+
     def game_string(self) -> str:
         """The OpenSpiel game it trains on."""
         return (
@@ -115,17 +116,7 @@ def parse_args(argv: Sequence[str]) -> Args:
     Raises:
         ConfigError: for a value :meth:`Args.check` refuses.
     """
-    description = __doc__.split("\n\n")[0] if __doc__ else None
-    args = parse_command(Args, Args(), argv, PROG, description)
-    args.check()
-    if args.eval_matches:
-        from agents.registry import UnknownAgentError, make_agent
-
-        try:
-            make_agent(args.eval_opponent)
-        except UnknownAgentError as e:
-            raise ConfigError(f"--eval_opponent: {e}") from None
-    return args
+    return parse_policy_args(Args, argv, PROG, __doc__)
 
 
 def train(args: Args, folder: Path) -> dict[str, Any]:
@@ -188,52 +179,19 @@ def train(args: Args, folder: Path) -> dict[str, Any]:
     return {"episodes": args.episodes, "steps": steps, "seconds": round(seconds, 1)}
 
 
-def evaluate(args: Args, folder: Path) -> dict[str, Any]:
-    """The policy against ``args.eval_opponent`` over ``args.eval_matches`` duplicate deals."""
-    from agents.eval.tournament import evaluate_against
+def _rules_of(folder: Path) -> Any:
     from allfives_openspiel.nfsp_policy import load_policy
 
-    rules = load_policy(folder)[0]
-    return evaluate_against(
-        rules,
-        f"openspiel-nfsp:{folder}",
-        [args.eval_opponent],
-        args.eval_matches,
-        seed=10**9,
-        processes=1,
-    )
-
-
-def _run(session: Session, argv: Sequence[str]) -> int:
-    from allfives_openspiel.nfsp_policy import is_policy_folder
-
-    args = parse_args(argv)
-    folder = args.out
-    session.folder = folder
-    with open_run_folder(folder, args.fresh):  # one process a folder
-        if is_policy_folder(folder):
-            raise ConfigError(
-                f"{folder} already holds a trained policy: give another --out, or --fresh to "
-                "train it anew"
-            )
-        folder.mkdir(parents=True, exist_ok=True)
-        check_space(folder)
-        record: dict[str, Any] = {
-            "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
-            **train(args, folder),
-        }
-        if args.eval_matches:
-            record["eval"] = evaluate(args, folder)
-        replace_whole(folder / "report.json", json.dumps(record, indent=1).encode("utf-8"))
-    print(json.dumps({k: v for k, v in record.items() if k != "args"}, indent=1))
-    print(f"policy: {folder} (play it as openspiel-nfsp:{folder})")
-    return 0
+    return load_policy(folder)[0]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Train as the command line says (``sys.argv`` by default); return the exit status."""
-    args = sys.argv[1:] if argv is None else argv
-    return run_command(Session(PROG, kept="nothing"), lambda s: _run(s, args))
+    from allfives_openspiel.nfsp_policy import is_policy_folder
+
+    return run_policy_trainer(
+        PROG, argv, "openspiel-nfsp", parse_args, is_policy_folder, train, _rules_of
+    )
 
 
 if __name__ == "__main__":

@@ -1,0 +1,132 @@
+"""The command around a trainer that writes a policy folder (``python -m allfives_benchmarl.train``,
+``python -m allfives_openspiel.train``): the folder's lock, the checks, the report.
+
+:func:`run_policy_trainer` parses the command line, takes the run-folder lock of the policy
+folder (``args.folder()``: one process a folder; ``--fresh`` deletes it first), refuses a
+folder that already holds a policy, checks the disk, trains, evaluates the policy against
+``--eval_opponent`` over duplicate deals when ``--eval_matches`` asks, and writes
+``report.json`` (the flags, what the run did, the evaluation) whole. A bad flag or a refused
+folder is one line, exit status 2 (through :func:`agents.training.entry.run_command`).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from agents.files import replace_whole
+from agents.training.config import ConfigError, parse_command
+from agents.training.entry import Session, run_command
+from agents.training.run_folder import check_space, open_run_folder
+from allfives_env.core.rules import Rules
+
+
+class PolicyArgs(Protocol):
+    """The flags every such trainer has."""
+
+    fresh: bool
+    eval_matches: int
+    eval_opponent: str
+
+    def __init__(self) -> None: ...
+
+    def folder(self) -> Path:
+        """The policy folder to write (``--out``)."""
+        ...
+
+    def check(self) -> None:
+        """Refuse values that cannot train (raises ``ConfigError``)."""
+        ...
+
+
+A = TypeVar("A", bound=PolicyArgs)
+
+EVAL_SEED = 10**9
+"""The deals of the evaluation after training (none of them served the training)."""
+
+
+def parse_policy_args(kind: type[A], argv: Sequence[str], prog: str, doc: str | None) -> A:
+    """The command line as ``kind``'s flags (tyro; ``--help`` lists them; the first paragraph
+    of ``doc`` describes the command), checked by ``kind.check()`` and :func:`check_opponent`.
+
+    Raises:
+        ConfigError: for a value the checks refuse (tyro's own errors exit 2 themselves).
+    """
+    description = doc.split("\n\n")[0] if doc else None
+    args = parse_command(kind, kind(), argv, prog, description)
+    args.check()
+    check_opponent(args)
+    return args
+
+
+def check_opponent(args: PolicyArgs) -> None:
+    """Refuse an ``--eval_opponent`` that is not an agent spec (when one will be played).
+
+    Raises:
+        ConfigError: naming the flag.
+    """
+    if args.eval_matches:
+        from agents.registry import UnknownAgentError, make_agent
+
+        try:
+            make_agent(args.eval_opponent)
+        except UnknownAgentError as e:
+            raise ConfigError(f"--eval_opponent: {e}") from None
+
+
+def run_policy_trainer(
+    prog: str,
+    argv: Sequence[str] | None,
+    kind: str,
+    parse: Callable[[Sequence[str]], A],
+    is_policy_folder: Callable[[Path], bool],
+    train: Callable[[A, Path], dict[str, Any]],
+    rules_of: Callable[[Path], Rules],
+) -> int:
+    """Run the trainer (see the module docstring); return the exit status.
+
+    Args:
+        prog: the command's name, for its messages.
+        argv: the arguments (``sys.argv[1:]`` when ``None``).
+        kind: the agent kind that plays the policy (``kind:FOLDER``).
+        parse: the command line to the flags (raises ``ConfigError`` or exits 2).
+        is_policy_folder: whether a folder already holds a policy.
+        train: trains into the folder; returns what the run did, for the report.
+        rules_of: the rules of the policy in a folder (what the evaluation plays).
+    """
+    arguments = sys.argv[1:] if argv is None else argv
+
+    def body(session: Session) -> int:
+        args = parse(arguments)
+        folder = args.folder()
+        session.folder = folder
+        with open_run_folder(folder, args.fresh):  # one process a folder
+            if is_policy_folder(folder):
+                raise ConfigError(
+                    f"{folder} already holds a trained policy: give another --out, or --fresh "
+                    "to train it anew"
+                )
+            folder.mkdir(parents=True, exist_ok=True)
+            check_space(folder)
+            flags = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
+            record: dict[str, Any] = {"args": flags, **train(args, folder)}
+            if args.eval_matches:
+                from agents.eval.tournament import evaluate_against
+
+                record["eval"] = evaluate_against(
+                    rules_of(folder),
+                    f"{kind}:{folder}",
+                    [args.eval_opponent],
+                    args.eval_matches,
+                    seed=EVAL_SEED,
+                    processes=1,
+                )
+            replace_whole(folder / "report.json", json.dumps(record, indent=1).encode("utf-8"))
+        print(json.dumps({k: v for k, v in record.items() if k != "args"}, indent=1))
+        print(f"policy: {folder} (play it as {kind}:{folder})")
+        return 0
+
+    return run_command(Session(prog, kept="nothing"), body)
