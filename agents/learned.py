@@ -114,6 +114,24 @@ def read_checkpoint(path: str | Path) -> tuple[PolicySpec, Policy]:
     return spec, weights
 
 
+def holds_policy(folder: Path, weights_file: str) -> bool:
+    """Whether ``folder`` holds a policy folder's two files: :data:`META_FILE` and
+    ``weights_file``."""
+    return (folder / META_FILE).is_file() and (folder / weights_file).is_file()
+
+
+def write_policy_folder(
+    folder: Path, spec: PolicySpec, entry: str, network: Any, weights_file: str, weights: bytes
+) -> None:
+    """Write a policy folder (what :func:`read_policy_meta` reads): ``weights`` as
+    ``weights_file``, and :data:`META_FILE` holding ``spec`` and, under ``entry``, ``network``
+    (JSON-ready); each file replaced whole."""
+    folder.mkdir(parents=True, exist_ok=True)
+    replace_whole(folder / weights_file, weights)
+    meta = {**spec.to_json(), entry: network}
+    replace_whole(folder / META_FILE, json.dumps(meta, indent=1).encode("utf-8"))
+
+
 def read_policy_meta(
     folder: Path, weights_file: str, entry: str, made_by: str
 ) -> tuple[PolicySpec, Any]:
@@ -124,7 +142,7 @@ def read_policy_meta(
         CheckpointError: if ``folder`` lacks either file, or the metadata is unreadable or has no
             ``entry``; the message names the command that writes such a folder (``made_by``).
     """
-    if not ((folder / META_FILE).is_file() and (folder / weights_file).is_file()):
+    if not holds_policy(folder, weights_file):
         raise CheckpointError(
             f"no {entry} policy at {str(folder)!r} (a folder holding {META_FILE} and "
             f"{weights_file}, as {made_by} --out writes)"

@@ -17,7 +17,6 @@ weights; the highest masked output is the action.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -25,8 +24,14 @@ from typing import Any
 import torch
 from torch import nn
 
-from agents.files import replace_whole
-from agents.learned import META_FILE, CheckpointError, PolicySpec, read_policy_meta
+from agents.learned import (
+    META_FILE,
+    CheckpointError,
+    PolicySpec,
+    holds_policy,
+    read_policy_meta,
+    write_policy_folder,
+)
 
 WEIGHTS_FILE = "allfives_benchmarl.pt"
 """The actor's weights in a policy folder."""
@@ -103,21 +108,18 @@ def save_policy(folder: Path, spec: PolicySpec, net: NetworkSpec, model: nn.Modu
     """Write the policy folder ``folder`` (each file replaced whole)."""
     import io
 
-    folder.mkdir(parents=True, exist_ok=True)
     buffer = io.BytesIO()
     state = {  # tensors, and the torch.Size entries of TensorDict's parameter containers
         k: v.detach().cpu().clone() if isinstance(v, torch.Tensor) else v
         for k, v in model.state_dict().items()
     }
     torch.save(state, buffer)
-    replace_whole(folder / WEIGHTS_FILE, buffer.getvalue())
-    meta = {**spec.to_json(), "benchmarl": asdict(net)}
-    replace_whole(folder / META_FILE, json.dumps(meta, indent=1).encode("utf-8"))
+    write_policy_folder(folder, spec, "benchmarl", asdict(net), WEIGHTS_FILE, buffer.getvalue())
 
 
 def is_policy_folder(folder: Path) -> bool:
     """Whether ``folder`` holds both files of a policy."""
-    return (folder / META_FILE).is_file() and (folder / WEIGHTS_FILE).is_file()
+    return holds_policy(folder, WEIGHTS_FILE)
 
 
 def load_policy(folder: Path) -> tuple[PolicySpec, NetworkSpec, Any]:

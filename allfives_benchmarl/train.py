@@ -212,12 +212,10 @@ def train(args: Args, folder: Path) -> dict[str, Any]:
     from agents.learned import PolicySpec
     from allfives_benchmarl.env import GROUP
     from allfives_benchmarl.policy_file import NetworkSpec, save_policy
-    from allfives_benchmarl.task import AllFivesTask, AllFivesTaskConfig
+    from allfives_benchmarl.task import PRESETS, AllFivesTask
 
     task_config = dataclasses.replace(
-        AllFivesTaskConfig(**dataclasses.asdict(_preset(args.task))),
-        reward=args.reward,
-        action_features=args.action_features,
+        PRESETS[args.task], reward=args.reward, action_features=args.action_features
     )
     task = AllFivesTask.__members__[args.task].get_task(dataclasses.asdict(task_config))
     logs = folder / "benchmarl"
@@ -249,12 +247,6 @@ def train(args: Args, folder: Path) -> dict[str, Any]:
     )
     save_policy(folder, PolicySpec(env.rules, task_config.action_features), net, actor)
     return {"frames": int(experiment.total_frames), "seconds": round(seconds, 1)}
-
-
-def _preset(task: str) -> Any:
-    from allfives_benchmarl.task import PRESETS
-
-    return PRESETS[task]
 
 
 def _rules_of(folder: Path) -> Any:

@@ -18,7 +18,6 @@ pass is taken without asking the network.
 
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -28,13 +27,14 @@ import numpy as np
 import torch
 from open_spiel.python.pytorch import dqn
 
-from agents.files import replace_whole
 from agents.learned import (
     META_FILE,
     CheckpointError,
     PolicySpec,
     check_trained_rules,
+    holds_policy,
     read_policy_meta,
+    write_policy_folder,
 )
 from allfives_env.core.actions import DRAW_ID, Action
 from allfives_env.core.rules import Rules
@@ -86,21 +86,19 @@ def save_policy(
     """Write the policy folder ``folder`` (each file replaced whole)."""
     import io
 
-    folder.mkdir(parents=True, exist_ok=True)
     state = {
         f"player_{p}": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}
         for p, net in enumerate(networks)
     }
     buffer = io.BytesIO()
     torch.save(state, buffer)
-    replace_whole(folder / WEIGHTS_FILE, buffer.getvalue())
-    meta = {**PolicySpec(rules, False).to_json(), "openspiel": asdict(shape)}
-    replace_whole(folder / META_FILE, json.dumps(meta, indent=1).encode("utf-8"))
+    spec = PolicySpec(rules, False)
+    write_policy_folder(folder, spec, "openspiel", asdict(shape), WEIGHTS_FILE, buffer.getvalue())
 
 
 def is_policy_folder(folder: Path) -> bool:
     """Whether ``folder`` holds both files of a policy."""
-    return (folder / META_FILE).is_file() and (folder / WEIGHTS_FILE).is_file()
+    return holds_policy(folder, WEIGHTS_FILE)
 
 
 def load_policy(folder: Path) -> tuple[Rules, NetworkShape, list[torch.nn.Module]]:
