@@ -75,16 +75,34 @@ class BatchSearchAgent(ValueSearch):
         infer: how much the other players' choices so far weigh the worlds
             (:mod:`agents.inference`): the scale of :data:`agents.inference.DEFAULT_MODEL`'s
             weights; 0 (default) weighs every world alike, 1 is the fitted model.
+        hoard: the heuristic rollouts play its ``hoard`` rule (:mod:`agents.heuristic`):
+            where the rules let a player draw while able (five_up), every seat draws while it
+            can unless its placement is decisive, so a placement that leaves the boneyard to
+            the next seat is valued as such; DRAW is always a candidate where legal. Default
+            off (the rollouts never draw by choice).
 
     Raises:
         ValueError: for ``worlds`` below 1, more than the machine's memory can roll out, an
-            unknown ``rollout``, or an ``infer`` that is not a number from 0 to 1e6.
+            unknown ``rollout``, an ``infer`` that is not a number from 0 to 1e6, or a
+            ``hoard`` that is not a bool or comes with other rollouts than the heuristic.
         CheckpointError: for a rollout checkpoint that cannot be read.
     """
 
     name = "batchsearch"
 
-    def __init__(self, worlds: int = 128, rollout: str = "heuristic", infer: float = 0.0):
+    def __init__(
+        self,
+        worlds: int = 128,
+        rollout: str = "heuristic",
+        infer: float = 0.0,
+        hoard: bool = False,
+    ):
+        if not isinstance(hoard, bool):
+            raise ValueError(f"hoard must be true or false, not {hoard!r}")
+        if hoard and rollout != "heuristic":
+            raise ValueError(
+                f"hoard is the heuristic's rule: it needs rollout=heuristic, not {rollout!r}"
+            )
         if type(worlds) is not int or worlds < 1:
             raise ValueError(f"worlds must be an int of at least 1, not {worlds!r}")
         if isinstance(infer, bool) or not isinstance(infer, int | float) or not 0 <= infer < 1e6:
@@ -99,6 +117,7 @@ class BatchSearchAgent(ValueSearch):
         self.worlds = worlds
         self.rollout = rollout
         self.infer = float(infer)
+        self.hoard = hoard
         self._policy: Any = None
         self._features: bool | str = False
         if rollout.endswith(".zip"):
@@ -116,7 +135,8 @@ class BatchSearchAgent(ValueSearch):
 
     def __repr__(self) -> str:
         return (
-            f"BatchSearchAgent(worlds={self.worlds}, rollout={self.rollout!r}, infer={self.infer})"
+            f"BatchSearchAgent(worlds={self.worlds}, rollout={self.rollout!r}, infer={self.infer}, "
+            f"hoard={self.hoard})"
         )
 
     def rounds(self) -> int:
@@ -149,7 +169,7 @@ class BatchSearchAgent(ValueSearch):
             return GreedyBatch()
         from agents.heuristic import HeuristicAgent
 
-        return HeuristicAgent()
+        return HeuristicAgent(self.hoard)
 
     def evaluate(self, view: PlayerView, rng: random.Random) -> list[float]:
         """Each legal action's summed rollout value over the worlds (same order as

@@ -8,8 +8,9 @@ outlook kernel :func:`allfives_env.vector.kernels.outlook.outlook`, which mirror
 ``envs.outlook.outlook``), with the same float64 operations in the same order, the same weights
 (``HeuristicAgent.act_batch`` hands over :func:`agents.heuristic.weights` at each call) and the
 same tie-break: the best value, then the heavier tile, then the lower action id. DRAW or PASS
-only when no placement is legal; no randomness. ``tests/agents/test_compiled_agents.py`` pins it to
-the Python agent.
+only when no placement is legal, or, with ``hoard``, by the heuristic's ``hoard`` rule (DRAW
+while able unless the best placement is decisive, ``heuristic.decisive``); no randomness.
+``tests/agents/test_compiled_agents.py`` pins it to the Python agent.
 
 This module imports numba (through :mod:`allfives_env.vector`); :mod:`agents.heuristic` imports
 it only inside ``HeuristicAgent.act_batch``, so ``import agents`` stays cheap. It does not
@@ -27,6 +28,7 @@ from allfives_env.vector.engine import VectorGame
 from allfives_env.vector.kernels.outlook import outlook, smallest_opponent_hand
 from allfives_env.vector.kernels.turns import can_draw, offered, placeable_tiles
 from allfives_env.vector.state import (
+    C_DWA,
     C_PARTNERS,
     C_S,
     CUR,
@@ -36,6 +38,7 @@ from allfives_env.vector.state import (
     I32,
     I64,
     PHASE,
+    PLAY,
     SCRATCH_WIDTH,
     STATUS,
     T_PIPS,
@@ -107,6 +110,17 @@ def evaluate(
 
 
 @kernel
+def decisive(
+    r: I32, cfg: I64, scores: F64, seat: int, t: int, s: int, w: F64, scr: I32, buf: F64
+) -> bool:
+    """Whether placing tile ``t`` on slot ``s`` reaches the target or places ``seat``'s last
+    tile (``heuristic.decisive``)."""
+    win = w[_WIN]
+    o = outlook(r, cfg, scores, seat, t, s, win, win / 10, scr, buf)
+    return bool(o[0] >= win or o[1] != 0.0)
+
+
+@kernel
 def _danger(r: I32, cfg: I64, seat: int, danger_by_size: F64) -> float:
     """The danger weight of ``seat``'s position (``heuristic.danger_of``)."""
     smallest = smallest_opponent_hand(r, cfg, seat)
@@ -116,11 +130,12 @@ def _danger(r: I32, cfg: I64, seat: int, danger_by_size: F64) -> float:
 
 @kernel
 def heuristic_action(
-    r: I32, cfg: I64, scores: F64, w: F64, danger_by_size: F64, scr: I32, buf: F64
+    r: I32, cfg: I64, scores: F64, w: F64, danger_by_size: F64, hoard: bool, scr: I32, buf: F64
 ) -> int:
-    """The env action ``HeuristicAgent.act`` picks for the seat to act (``heuristic.choose``):
-    the placement of best :func:`evaluate`, ties to the heavier tile, then to the lower id;
-    DRAW or PASS only when no placement is legal; -1 between hands."""
+    """The env action ``HeuristicAgent(hoard).act`` picks for the seat to act
+    (``heuristic.choose``): the placement of best :func:`evaluate`, ties to the heavier tile,
+    then to the lower id; DRAW or PASS only when no placement is legal, or with ``hoard`` where
+    DRAW is legal beside it and it is not :func:`decisive`; -1 between hands."""
     s_count = cfg[C_S]
     ph = r[PHASE]
     if ph > DRAWN:
@@ -139,7 +154,12 @@ def heuristic_action(
                     if first < 0:
                         first = t * s_count + s
                     count += 1
+    draw_beside = hoard and ph == PLAY and cfg[C_DWA] != 0 and can_draw(r, cfg)
     if count == 1:
+        if draw_beside and not decisive(
+            r, cfg, scores, seat, first // s_count, first % s_count, w, scr, buf
+        ):
+            return int(28 * s_count)
         return first
     danger = _danger(r, cfg, seat, danger_by_size)
     best = -1
@@ -154,6 +174,10 @@ def heuristic_action(
             value = evaluate(r, cfg, scores, seat, t, s, danger, w, scr, buf)
             if best < 0 or value > best_value or (value == best_value and T_PIPS[t] > best_pips):
                 best, best_value, best_pips = t * s_count + s, value, T_PIPS[t]
+    if draw_beside and not decisive(
+        r, cfg, scores, seat, best // s_count, best % s_count, w, scr, buf
+    ):
+        return int(28 * s_count)
     return best
 
 
@@ -165,6 +189,7 @@ def heuristic_batch(
     scores: F64,
     w: F64,
     danger_by_size: F64,
+    hoard: bool,
     scratch: I32,
     fscratch: F64,
     out: I64,
@@ -177,7 +202,7 @@ def heuristic_batch(
             out[k] = -1
         else:
             out[k] = heuristic_action(
-                st[i], cfg, scores[i], w, danger_by_size, scratch[k], fscratch[k]
+                st[i], cfg, scores[i], w, danger_by_size, hoard, scratch[k], fscratch[k]
             )
 
 
@@ -215,15 +240,17 @@ def heuristic_values(vg: VectorGame, i: int, weights: F64, danger_by_size: F64) 
     return out
 
 
-def heuristic_actions(vg: VectorGame, games: I64, weights: F64, danger_by_size: F64) -> I64:
+def heuristic_actions(
+    vg: VectorGame, games: I64, weights: F64, danger_by_size: F64, hoard: bool = False
+) -> I64:
     """The heuristic's env action for the acting seat of each game in ``games`` (indices into
     ``vg``; -1 for a game that is done), with the weights of :func:`weight_vector` and
-    :func:`danger_vector`."""
+    :func:`danger_vector`, and its ``hoard`` rule or not."""
     idx = np.ascontiguousarray(games, np.int64)
     out = np.empty(idx.size, np.int64)
     scratch = np.empty((idx.size, SCRATCH_WIDTH), np.int32)
     fscratch = np.empty((idx.size, FSCRATCH_WIDTH), np.float64)
     w = np.ascontiguousarray(weights, np.float64)
     d = np.ascontiguousarray(danger_by_size, np.float64)
-    heuristic_batch(idx, vg.st, vg.cfg, vg.scores_, w, d, scratch, fscratch, out)
+    heuristic_batch(idx, vg.st, vg.cfg, vg.scores_, w, d, bool(hoard), scratch, fscratch, out)
     return out

@@ -31,9 +31,16 @@ placement's public outlook (:mod:`allfives_env.envs.outlook`, with ``win`` = :da
 
 Placing the last tile (a domino) is worth ``now`` + :data:`WIN` / 10 and nothing else.
 
-It never draws by choice: DRAW or PASS only when no placement is legal (under five_up's
-draw-when-able rule too). Ties go to the heavier tile, then the lower action id, so the agent is
-deterministic (it uses no randomness at all).
+By default it never draws by choice: DRAW or PASS only when no placement is legal (under
+five_up's draw-when-able rule too). With ``hoard`` (``heuristic:hoard=true``) it keeps the
+boneyard from the opponents where the rules let a player draw while able to place (five_up,
+RULES.md §2): it draws while the boneyard holds a tile, unless its best placement is
+*decisive* (:func:`decisive`: it reaches the target or places the last tile). Whoever empties
+the boneyard holds every spare tile, so its opponents, unable to draw, pass whenever nothing
+fits while it chooses among many placements; a player who places instead hands the boneyard to
+the next seat. In rules without drawing while able the rule never applies. Ties go to the
+heavier tile, then the lower action id, so the agent is deterministic (it uses no randomness at
+all).
 """
 
 from __future__ import annotations
@@ -127,15 +134,28 @@ def evaluate(pos: Position, action: int, danger: float | None = None) -> float:
     return value
 
 
-def choose(pos: Position, legal: list[Action] | tuple[Action, ...]) -> Action:
-    """The best placement among ``legal`` for ``pos`` (or the forced DRAW / PASS)."""
+def decisive(pos: Position, action: int) -> bool:
+    """Whether placement ``action`` reaches the target (wins the match) or places the actor's
+    last tile (wins the hand): what the ``hoard`` rule places rather than draws."""
+    o = outlook(pos, action, WIN, WIN / 10)
+    return o.now >= WIN or o.last_tile
+
+
+def choose(pos: Position, legal: list[Action] | tuple[Action, ...], hoard: bool = False) -> Action:
+    """The best placement among ``legal`` for ``pos`` (or the forced DRAW / PASS); with
+    ``hoard``, DRAW instead where it is legal beside a placement and the best placement is not
+    :func:`decisive` (see the module docstring)."""
     placements = [a for a in legal if a < DRAW_ID]
     if not placements:
         return legal[0]
     if len(placements) == 1:
-        return placements[0]
-    danger = danger_of(pos)
-    return max(placements, key=lambda a: (evaluate(pos, a, danger), PIPS[TILE_OF[a]], -a))
+        best = placements[0]
+    else:
+        danger = danger_of(pos)
+        best = max(placements, key=lambda a: (evaluate(pos, a, danger), PIPS[TILE_OF[a]], -a))
+    if hoard and len(placements) < len(legal) and not decisive(pos, best):
+        return next(a for a in legal if a == DRAW_ID)
+    return best
 
 
 class HeuristicAgent:
@@ -143,13 +163,30 @@ class HeuristicAgent:
 
     See the module docstring for the evaluation and its weights. Deterministic: ties go to the
     heavier tile, then the lower action id; ``rng`` is not used.
+
+    Args:
+        hoard: draw while able, where the rules allow it, unless the best placement is
+            decisive (the module docstring's ``hoard`` rule); default off: it draws only
+            when forced.
+
+    Raises:
+        ValueError: for a ``hoard`` that is not a bool.
     """
 
     name = "heuristic"
 
+    def __init__(self, hoard: bool = False):
+        if not isinstance(hoard, bool):
+            raise ValueError(f"hoard must be true or false, not {hoard!r}")
+        self.hoard = hoard
+
+    def __repr__(self) -> str:
+        return f"HeuristicAgent(hoard={self.hoard})"
+
     def act(self, view: PlayerView, rng: random.Random) -> Action:
-        """The placement with the best evaluation (DRAW or PASS only when forced)."""
-        return choose(Position.of_view(view), view.legal_actions)
+        """The placement with the best evaluation (DRAW or PASS only when forced, or by the
+        ``hoard`` rule)."""
+        return choose(Position.of_view(view), view.legal_actions, self.hoard)
 
     def act_batch(self, vg: VectorGame, games: I64, rng: U64) -> I64:
         """The env action :meth:`act` picks for the acting seat of each game in ``games``
@@ -158,4 +195,4 @@ class HeuristicAgent:
         from agents.compiled import danger_vector, heuristic_actions, weight_vector
 
         w = weight_vector(weights())
-        return heuristic_actions(vg, games, w, danger_vector(DANGER, DANGER_FAR))
+        return heuristic_actions(vg, games, w, danger_vector(DANGER, DANGER_FAR), self.hoard)

@@ -16,6 +16,13 @@ tile, then the lower action id.
 Rollout policies: ``greedy`` (the placement that scores most now, exact target respected,
 random tie-breaks; never draws by choice) and ``heuristic`` (:mod:`agents.heuristic` for every
 seat, from that seat's knowledge of the world; much slower).
+
+DRAW, where the rules let a player draw while able to place (five_up), is a candidate like any
+placement. With ``hoard`` (``search:hoard=true``) the rollouts may draw too: every seat plays
+the heuristic's ``hoard`` rule (:func:`agents.heuristic.choose`: draw while able unless the
+chosen placement is decisive) over its rollout choice, so the search sees what a placement
+that leaves the boneyard to the next seat costs, and what drawing it dry gains. Without it the
+rollouts never draw by choice, and the search misjudges both.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ import random
 import time as _time
 from collections.abc import Sequence
 
-from agents.heuristic import choose
+from agents.heuristic import choose, decisive
 from agents.sampler import sample_world
 from allfives_env.core.actions import DRAW_ID, SLOT_OF, TILE_OF, Action
 from allfives_env.core.game import Game
@@ -81,6 +88,26 @@ def heuristic_step(game: Game, rng: random.Random) -> Action:
     return choose(Position.of_game(game), legal)
 
 
+def hoarding_heuristic_step(game: Game, rng: random.Random) -> Action:
+    """:func:`heuristic_step` with the heuristic's ``hoard`` rule."""
+    legal = game.legal_actions()
+    if len(legal) == 1:
+        return legal[0]
+    return choose(Position.of_game(game), legal, hoard=True)
+
+
+def hoarding_greedy_step(game: Game, rng: random.Random) -> Action:
+    """:func:`greedy_step`, but DRAW where it is legal beside the chosen placement and that
+    placement is not decisive (the heuristic's ``hoard`` rule over the greedy choice)."""
+    action = greedy_step(game, rng)
+    if action >= DRAW_ID or not game.rules.draw_when_able:
+        return action
+    draw = next((a for a in game.legal_actions() if a == DRAW_ID), None)
+    if draw is None or decisive(Position.of_game(game), action):
+        return action
+    return draw
+
+
 def best_index(legal: Sequence[Action], values: Sequence[float]) -> int:
     """The index of the action of highest value; ties go to the heavier tile, then the lower
     action id (a draw or pass counts as the lightest)."""
@@ -123,15 +150,23 @@ class SearchAgent(ValueSearch):
         time: a budget in seconds per move; the search stops after the round that spends it
             (at least one round). Unset: exactly ``sims`` rounds, deterministic under a seed.
         rollout: the rollout policy, ``"greedy"`` or ``"heuristic"``.
+        hoard: the rollouts draw while able by the heuristic's ``hoard`` rule, where the rules
+            allow it (see the module docstring); default off.
 
     Raises:
-        ValueError: for ``sims`` below 1, a ``time`` that is not positive, or an unknown
-            ``rollout``.
+        ValueError: for ``sims`` below 1, a ``time`` that is not positive, an unknown
+            ``rollout``, or a ``hoard`` that is not a bool.
     """
 
     name = "search"
 
-    def __init__(self, sims: int = 100, time: float | None = None, rollout: str = "greedy"):
+    def __init__(
+        self,
+        sims: int = 100,
+        time: float | None = None,
+        rollout: str = "greedy",
+        hoard: bool = False,
+    ):
         if type(sims) is not int or sims < 1:
             raise ValueError(f"sims must be an int of at least 1, not {sims!r}")
         if time is not None and (
@@ -140,13 +175,25 @@ class SearchAgent(ValueSearch):
             raise ValueError(f"time must be a positive number of seconds, not {time!r}")
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, not {rollout!r}")
+        if not isinstance(hoard, bool):
+            raise ValueError(f"hoard must be true or false, not {hoard!r}")
         self.sims = sims
         self.time = None if time is None else float(time)
         self.rollout = rollout
-        self._step = greedy_step if rollout == "greedy" else heuristic_step
+        self.hoard = hoard
+        steps = {
+            ("greedy", False): greedy_step,
+            ("greedy", True): hoarding_greedy_step,
+            ("heuristic", False): heuristic_step,
+            ("heuristic", True): hoarding_heuristic_step,
+        }
+        self._step = steps[rollout, hoard]
 
     def __repr__(self) -> str:
-        return f"SearchAgent(sims={self.sims}, time={self.time}, rollout={self.rollout!r})"
+        return (
+            f"SearchAgent(sims={self.sims}, time={self.time}, rollout={self.rollout!r}, "
+            f"hoard={self.hoard})"
+        )
 
     def rounds(self) -> int | None:
         """``sims``, or ``None`` under a time budget (the rounds played then vary)."""

@@ -438,3 +438,70 @@ def test_tile_features_say_which_tile_goes_where(preset: str) -> None:
                     assert (opened == np.eye(7)[after.value[slot]]).all()
                 checked += 1
     assert checked >= 200 and leads > 0
+
+
+@pytest.mark.parametrize("preset", ["pagat", "pyatyorka", "dominoes_cc"])
+def test_hoarding_changes_nothing_where_drawing_while_able_is_not_allowed(preset: str) -> None:
+    for g in positions(preset, 2, 31, 40):
+        seat = g.current_player
+        assert seat is not None
+        view = g.view(seat)
+        assert HeuristicAgent(hoard=True).act(view, random.Random(0)) == HeuristicAgent().act(
+            view, random.Random(0)
+        )
+        plain = SearchAgent(sims=3).evaluate(view, random.Random(5))
+        assert SearchAgent(sims=3, hoard=True).evaluate(view, random.Random(5)) == plain
+
+
+def test_the_hoarding_heuristic_draws_the_boneyard_dry_then_places() -> None:
+    # five_up: seat 0 leads 5-5; seat 1 may place 0-5 or draw (drawing while able is allowed)
+    hands = [["5-5", "6-4", "1-2", "2-4", "3-3"], ["0-5", "1-1", "2-2", "0-0", "4-4"]]
+    rules = Rules.preset("five_up", 2)
+    game = Game(rules, deal=scripted_deal(rules, hands))
+    game.apply(next(a for a in game.legal_actions() if str(a).startswith("5-5")))
+    assert game.current_player == 1 and game.boneyard_size == 18
+    hoarder = HeuristicAgent(hoard=True)
+    assert str(HeuristicAgent().act(game.view(1), random.Random(0))) != "draw"
+    while game.boneyard_size:
+        legal = game.legal_actions()
+        assert any(a == DRAW_ID for a in legal) and any(a < DRAW_ID for a in legal)
+        action = hoarder.act(game.view(1), random.Random(0))
+        assert action == DRAW_ID
+        game.apply(action)
+        assert game.current_player == 1
+    assert len(game.view(1).hand) == 23
+    assert hoarder.act(game.view(1), random.Random(0)) < DRAW_ID  # nothing left to draw
+
+
+def test_the_hoarding_heuristic_places_a_decisive_tile() -> None:
+    # as above, but 0-5 on the 5-5 spinner scores 2 and side 1 has 59 of 61: it wins at once
+    hands = [["5-5", "6-4", "1-2", "2-4", "3-3"], ["0-5", "1-1", "2-2", "0-0", "4-4"]]
+    rules = Rules.preset("five_up", 2)
+    game = Game(rules, deal=scripted_deal(rules, hands), scores=[0, 59])
+    game.apply(next(a for a in game.legal_actions() if str(a).startswith("5-5")))
+    action = HeuristicAgent(hoard=True).act(game.view(1), random.Random(0))
+    assert str(action).startswith("0-5")
+    game.apply(action)
+    assert game.is_match_over and game.winners == (1,)
+
+
+def test_hoarding_rollouts_draw_where_the_rules_allow_it() -> None:
+    from agents.search import greedy_step, hoarding_greedy_step
+
+    hands = [["5-5", "6-4", "1-2", "2-4", "3-3"], ["0-5", "1-1", "2-2", "0-0", "4-4"]]
+    rules = Rules.preset("five_up", 2)
+    game = Game(rules, deal=scripted_deal(rules, hands))
+    game.apply(next(a for a in game.legal_actions() if str(a).startswith("5-5")))
+    assert greedy_step(game, random.Random(0)) < DRAW_ID
+    assert hoarding_greedy_step(game, random.Random(0)) == DRAW_ID
+    # the search weighs DRAW among its candidates, with or without hoarding rollouts
+    view = game.view(1)
+    assert len(SearchAgent(sims=2, hoard=True).evaluate(view, random.Random(0))) == len(
+        view.legal_actions
+    )
+
+
+@pytest.mark.parametrize("spec", ["heuristic:hoard=1", "search:hoard=yes"])
+def test_hoard_must_be_true_or_false(spec: str) -> None:
+    with pytest.raises(UnknownAgentError, match="hoard must be true or false"):
+        make_agent(spec)

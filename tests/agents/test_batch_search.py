@@ -31,12 +31,15 @@ from tests.vector.test_load import positions
 from tests.vector_mirror import IDS, TABLES
 
 
-def core_values(view: PlayerView, rng: random.Random, worlds: int) -> list[float]:
+def core_values(
+    view: PlayerView, rng: random.Random, worlds: int, hoard: bool = False
+) -> list[float]:
     """The agent's values, computed in the core: each world (drawn from ``rng`` as the agent
-    draws them) played out by the Python heuristic from every seat's own view."""
+    draws them) played out by the Python heuristic (with its ``hoard`` rule or not) from every
+    seat's own view."""
     rules = view.rules
     sides = rules.num_sides
-    heuristic = HeuristicAgent()
+    heuristic = HeuristicAgent(hoard)
     totals = [0.0] * len(view.legal_actions)
     for _ in range(worlds):
         hands, bone = sample_world(view, rng)
@@ -69,6 +72,21 @@ def test_batched_rollouts_end_where_the_core_ones_do(c: int) -> None:
         got = agent.evaluate(view, random.Random(k))
         want = core_values(view, random.Random(k), 3)
         assert got == pytest.approx(want), (g.render(), view.legal_actions)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_hoarding_rollouts_end_where_the_core_ones_do(n: int) -> None:
+    rules = Rules.preset("five_up", n)
+    agent = BatchSearchAgent(worlds=3, hoard=True)
+    draws = 0
+    for k, g in enumerate(positions(rules, 70 + n, 5)):
+        seat = g.current_player
+        assert seat is not None
+        view = g.view(seat)
+        draws += sum(a.is_placement for a in view.legal_actions) < len(view.legal_actions) > 1
+        got = agent.evaluate(view, random.Random(k))
+        assert got == pytest.approx(core_values(view, random.Random(k), 3, hoard=True))
+    assert draws  # DRAW was a candidate beside placements
 
 
 def test_same_seed_same_move_and_only_the_view_counts() -> None:
@@ -108,6 +126,8 @@ def test_a_network_plays_the_rollouts(tmp_path: Path) -> None:
         ("batchsearch:worlds=2.5", "worlds must be"),
         ("batchsearch:rollout=random", "rollout must be"),
         ("batchsearch:sims=3", "unexpected keyword"),
+        ("batchsearch:hoard=true,rollout=greedy", "needs rollout=heuristic"),
+        ("batchsearch:hoard=2", "hoard must be true or false"),
     ],
 )
 def test_bad_parameters_are_refused(spec: str, message: str) -> None:

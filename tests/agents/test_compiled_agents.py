@@ -38,10 +38,16 @@ STEPS = 500  # 12 games x 500 steps = 6,000 positions per table
 
 
 def play(
-    rules: Rules, num_games: int, steps: int, seed: int, episode: str = "match"
+    rules: Rules,
+    num_games: int,
+    steps: int,
+    seed: int,
+    episode: str = "match",
+    hoard: bool = False,
 ) -> Counter[str]:
     """Play ``steps`` steps of ``num_games`` games, comparing the compiled agents with the
-    Python ones in every position; return what was met."""
+    Python ones (the heuristic with its ``hoard`` rule or not) in every position; return what
+    was met."""
     from agents.compiled import danger_vector, heuristic_values, weight_vector
 
     weights = weight_vector(heuristic_module.weights())
@@ -51,7 +57,7 @@ def play(
     enc = vg.encoding
     vg.reset(np.arange(num_games) + 100 * seed)
     games = [mirror(vg, i) for i in range(num_games)]
-    heuristic, greedy = HeuristicAgent(), GreedyAgent()
+    heuristic, greedy = HeuristicAgent(hoard), GreedyAgent()
     prng = policy_rng(seed, num_games)
     rng = random.Random(seed)
     everyone = np.arange(num_games, dtype=np.int64)
@@ -79,6 +85,10 @@ def play(
                     assert v == evaluate(pos, a, danger), (vg.describe(i), step, str(a))
                 met["evaluated"] += len(placements)
             met[view.phase.name] += 1
+            if placements and chosen[i] == enc.to_env[DRAW_ID]:
+                met["hoarded"] += 1
+            elif len(placements) < len(view.legal_actions) and placements:
+                met["placed_beside_draw"] += 1
             met["single" if len(placements) == 1 else "forced" if not placements else "choice"] += 1
             met["last_tile"] += len(view.hand) == 1 and bool(placements)
             if rules.exact_target and rules.target - g.scores[rules.side_of(seat)] <= 10:
@@ -105,6 +115,14 @@ def test_compiled_heuristic_and_greedy_choose_as_the_python_agents(c: int) -> No
     assert met["episodes"]
     if rules.exact_target:
         assert met["near_exact_target"]
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_the_compiled_hoard_rule_chooses_as_the_python_one(n: int) -> None:
+    # five_up lets a player draw while able: the hoarding heuristic draws there, and places
+    # beside a legal draw only a decisive tile (the last one, or one that reaches 61)
+    met = play(Rules.preset("five_up", n), NUM_GAMES, 300, 40 + n, hoard=True)
+    assert met["hoarded"] and met["placed_beside_draw"] and met["choice"]
 
 
 def test_the_parallel_build_chooses_the_same() -> None:
