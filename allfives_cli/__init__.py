@@ -8,7 +8,7 @@ Commands:
   speed vector    the batched engine's steps/s beside env(), memory per game, compile time
   eval            duplicate-deal matches between agents: win rates, CIs, ratings
   play            play a match against agents in the terminal
-  benchmark       agents under the benchmark protocol allfives-bench/1 (JSON, Markdown, PNG)
+  benchmark       agents under the benchmark protocol allfives-bench/2 (JSON, Markdown, PNG)
   leaderboard     the leaderboard section of docs/BENCHMARK.md, from benchmark results
   serve           the web page: play, watch and replay games in the browser
 

@@ -26,16 +26,17 @@ def add_benchmark_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
         "benchmark",
         help=f"benchmark agents under the fixed protocol {FULL.name}",
         description=f"Play each agent under the benchmark protocol {FULL.name} (see "
-        "docs/BENCHMARK.md): four settings, duplicate deals against random, greedy, heuristic "
-        "and search:sims=100, an OpenSkill rating against them, and the win rate of a best "
-        "response trained against the agent. Writes JSON, Markdown and PNG per agent.",
+        f"docs/BENCHMARK.md): four settings, duplicate deals against {', '.join(FULL.opponents)}, "
+        "an OpenSkill rating against them, and the win rate of a best response trained "
+        "against the agent. Writes JSON, Markdown and PNG per agent.",
     )
     p.add_argument("agents", nargs="*", metavar="AGENT", help="agent specs")
     p.add_argument(
         "--protocol",
         choices=sorted(PROTOCOLS),
         default=FULL.name,
-        help=f"the protocol (default {FULL.name}; the reduced one is for tests)",
+        help=f"the protocol (default {FULL.name}; allfives-bench/1 is the previous version, "
+        "the reduced ones are for tests)",
     )
     p.add_argument(
         "--out",
@@ -169,11 +170,11 @@ def run_leaderboard(args: argparse.Namespace, out: Callable[[str], None] = print
         EvalError: for a file that is not a benchmark result, or a document without the
             section's markers.
     """
-    from agents.benchmark.report import leaderboard, read_result, update_leaderboard
+    from agents.benchmark.report import by_protocol, leaderboard, read_result, update_leaderboard
 
     results = [read_result(Path(p)) for p in args.results]
     if args.write is None:
-        out(leaderboard(results))
+        out("\n".join(leaderboard(group) for group in by_protocol(results).values()))
         return 0
     doc = Path(args.write)
     text = update_leaderboard(doc, results)

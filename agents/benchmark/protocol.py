@@ -1,18 +1,26 @@
-"""The benchmark protocol ``allfives-bench/1``: what is played, against whom, on which deals.
+"""The benchmark protocols, ``allfives-bench/2`` and ``/1``: what is played, against whom, on
+which deals.
 
-Every number of a benchmark follows from the agent and this protocol: the settings, the fixed
+Every number of a benchmark follows from the agent and its protocol: the settings, the fixed
 opponents, the deals (seeded by the protocol, the setting and the opponent) and the best
 response's budget are fixed here, so results are comparable between people and papers. A
-change to any of them is a new protocol version.
+change to any of them is a new protocol version; the old ones stay here, so their results can
+be read, compared and reproduced.
 
 - **Settings**: ``pagat-2p``, ``pagat-4p`` (partnerships, 0+2 v 1+3), ``five_up-2p`` and
   ``pyatyorka-3p`` (each for himself: the agent against two copies of the opponent).
-- **Opponents**: ``random``, ``greedy``, ``heuristic`` and ``search:sims=100``.
+- **Opponents** (:data:`FULL`, ``allfives-bench/2``): ``random``, ``greedy``,
+  ``heuristic:hoard=true`` and ``batchsearch:hoard=true``: the heuristic and the strongest
+  search with the heuristic's ``hoard`` rule, so that where the rules let a player draw while
+  able (five_up) they fight for the boneyard instead of leaving it to whoever draws it dry
+  (see :mod:`agents.heuristic`). :data:`V1` (``allfives-bench/1``) played ``random``,
+  ``greedy``, ``heuristic`` and ``search:sims=100``, none of which draws by choice: an agent
+  that drew the whole boneyard whenever the opponent led won every five_up match against all
+  of them.
 - **Matches**: duplicate deals, each dealt once per rotation of the sides (see
   :mod:`agents.eval.tournament`): :attr:`Protocol.deals` deals per opponent, fewer when the
   agent or the opponent is a search agent (:data:`SEARCH_AGENTS`,
-  :attr:`Protocol.search_deals`): it is slow. An
-  agent does not play itself.
+  :attr:`Protocol.search_deals`): it is slow. An agent does not play itself.
 - **Rating**: OpenSkill's Plackett-Luce model (the ``openskill`` package); see
   :mod:`agents.benchmark.rating`.
 - **Exploitability** (approximate): the win rate that a best response reaches against the
@@ -122,34 +130,57 @@ SMALL_NETWORK = (
 )  # fmt: skip
 """The reduced protocol's ``train.py`` flags: a tiny network and table."""
 
+BEST_RESPONSE = BestResponse(
+    imitation_samples=100_000,
+    total_timesteps=300_000,
+    final_eval_matches=200,
+    extra=("--eval_matches", "100"),
+)
+"""The full protocols' best response."""
+
+REDUCED_BEST_RESPONSE = BestResponse(
+    imitation_samples=512, total_timesteps=1024, final_eval_matches=6, extra=SMALL_NETWORK
+)
+"""The reduced protocols' best response."""
+
 FULL = Protocol(
+    name="allfives-bench/2",
+    settings=SETTINGS,
+    opponents=("random", "greedy", "heuristic:hoard=true", "batchsearch:hoard=true"),
+    deals=100,
+    search_deals=20,
+    best_response=BEST_RESPONSE,
+)
+"""The benchmark (its current version)."""
+
+V1 = Protocol(
     name="allfives-bench/1",
     settings=SETTINGS,
     opponents=("random", "greedy", "heuristic", "search:sims=100"),
     deals=100,
     search_deals=20,
-    best_response=BestResponse(
-        imitation_samples=100_000,
-        total_timesteps=300_000,
-        final_eval_matches=200,
-        extra=("--eval_matches", "100"),
-    ),
+    best_response=BEST_RESPONSE,
 )
-"""The benchmark."""
+"""The benchmark's first version (fixed opponents that never draw by choice)."""
 
 REDUCED = Protocol(
+    name="allfives-bench/2-reduced",
+    settings=(SETTINGS[0], SETTINGS[3]),
+    opponents=("random", "greedy"),
+    deals=3,
+    search_deals=1,
+    best_response=REDUCED_BEST_RESPONSE,
+)
+"""A small configuration for tests and CI (not comparable with :data:`FULL`)."""
+
+V1_REDUCED = Protocol(
     name="allfives-bench/1-reduced",
     settings=(SETTINGS[0], SETTINGS[3]),
     opponents=("random", "greedy"),
     deals=3,
     search_deals=1,
-    best_response=BestResponse(
-        imitation_samples=512,
-        total_timesteps=1024,
-        final_eval_matches=6,
-        extra=SMALL_NETWORK,
-    ),
+    best_response=REDUCED_BEST_RESPONSE,
 )
-"""A small configuration for tests and CI (not comparable with :data:`FULL`)."""
+""":data:`V1`'s small configuration."""
 
-PROTOCOLS = {p.name: p for p in (FULL, REDUCED)}
+PROTOCOLS = {p.name: p for p in (FULL, REDUCED, V1, V1_REDUCED)}

@@ -1,8 +1,10 @@
 """A benchmark's results as JSON, a Markdown table and a PNG; the leaderboard of many.
 
-The leaderboard is made from result files only (``allfives leaderboard``): one table per
-setting, a row per agent that plays it, each with the command that reproduces it (the
-benchmark's own command line, after the training command of a recipe's checkpoint).
+The leaderboard is made from result files only (``allfives leaderboard``): one section per
+protocol version, in it one table per setting, a row per agent that plays it, each with the
+command that reproduces it (the benchmark's own command line, after the training command of a
+recipe's checkpoint). A document holds each version's section between that version's markers
+(:func:`markers`), so results of ``allfives-bench/1`` and ``/2`` live side by side.
 """
 
 from __future__ import annotations
@@ -14,8 +16,13 @@ from typing import Any
 
 from agents.eval.match import EvalError
 
-START = "<!-- leaderboard: made by `allfives leaderboard`; do not edit by hand -->"
-END = "<!-- end of leaderboard -->"
+
+def markers(protocol: str) -> tuple[str, str]:
+    """The lines that open and close ``protocol``'s leaderboard section in a document."""
+    return (
+        f"<!-- leaderboard {protocol}: made by `allfives leaderboard`; do not edit by hand -->",
+        f"<!-- end of leaderboard {protocol} -->",
+    )
 
 
 def write_json(result: dict[str, Any], path: Path) -> None:
@@ -123,22 +130,37 @@ def write_png(result: dict[str, Any], path: Path) -> None:
     fig.savefig(path, dpi=90)
 
 
-def leaderboard(results: Sequence[dict[str, Any]]) -> str:
-    """The leaderboard section: a table per setting, rows by rating, best first.
+def by_protocol(results: Sequence[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """``results`` grouped by their protocol, each group in the order given."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for r in results:
+        groups.setdefault(str(r["format"]), []).append(r)
+    return groups
+
+
+def leaderboard(results: Sequence[dict[str, Any]], protocol: str | None = None) -> str:
+    """The leaderboard section of one protocol: a table per setting, rows by rating, best
+    first, between the protocol's :func:`markers`. ``protocol`` defaults to the results' own
+    (the current version where there are none).
 
     Raises:
-        EvalError: for results of different protocols.
+        EvalError: for results of different protocols, or of another than ``protocol``.
     """
-    formats = {r["format"] for r in results}
-    if len(formats) > 1:
+    formats = set(by_protocol(results))
+    if protocol is None:
+        from agents.benchmark.protocol import FULL
+
+        protocol = formats.pop() if len(formats) == 1 else FULL.name
+    if formats - {protocol}:
         raise EvalError(f"results of different protocols: {', '.join(sorted(formats))}")
+    start, end = markers(protocol)
     if not results:
-        return f"{START}\n\n(no results)\n\n{END}\n"
+        return f"{start}\n\n(no results)\n\n{end}\n"
     opponents = results[0]["opponents"]
     settings: list[str] = []
     for r in results:
         settings += [s for s in r["settings"] if s not in settings]
-    out = [START, ""]
+    out = [start, ""]
     for name in settings:
         rows = [
             (r, r["settings"][name]) for r in results
@@ -161,7 +183,7 @@ def leaderboard(results: Sequence[dict[str, Any]]) -> str:
                 + f"| `{reproduce(r)}` |"
             )  # fmt: skip
         out.append("")
-    out.append(END)
+    out.append(end)
     return "\n".join(out) + "\n"
 
 
@@ -173,17 +195,26 @@ def reproduce(result: dict[str, Any]) -> str:
 
 
 def update_leaderboard(doc: Path, results: Sequence[dict[str, Any]]) -> str:
-    """``doc``'s text with its leaderboard section replaced by :func:`leaderboard`.
+    """``doc``'s text with the leaderboard section of each protocol among ``results``
+    replaced by :func:`leaderboard` (with no results, the current version's section emptied).
 
     Raises:
-        EvalError: if ``doc`` cannot be read or lacks the section's markers.
+        EvalError: if ``doc`` cannot be read or lacks a section's markers.
     """
     try:
         text = doc.read_text(encoding="utf-8")
     except OSError as e:
         raise EvalError(f"cannot read {doc}: {e.strerror or e}") from None
-    if START not in text or END not in text:
-        raise EvalError(f"{doc} has no leaderboard section (the lines {START!r} … {END!r})")
-    head, _, rest = text.partition(START)
-    _, _, tail = rest.partition(END)
-    return head + leaderboard(results).rstrip("\n") + tail
+    from agents.benchmark.protocol import FULL
+
+    groups = by_protocol(results) or {FULL.name: []}
+    for protocol, group in groups.items():
+        start, end = markers(protocol)
+        if start not in text or end not in text:
+            raise EvalError(
+                f"{doc} has no leaderboard section for {protocol} (the lines {start!r} … {end!r})"
+            )
+        head, _, rest = text.partition(start)
+        _, _, tail = rest.partition(end)
+        text = head + leaderboard(group, protocol).rstrip("\n") + tail
+    return text

@@ -12,12 +12,11 @@ import pytest
 
 pytest.importorskip("openskill")
 
-from agents.benchmark.protocol import FULL, REDUCED
+from agents.benchmark.protocol import FULL, PROTOCOLS, REDUCED, V1
 from agents.benchmark.rating import fit_reference, ranks_of, rate_agent
 from agents.benchmark.report import (
-    END,
-    START,
     leaderboard,
+    markers,
     read_result,
     update_leaderboard,
 )
@@ -132,12 +131,53 @@ def test_more_wins_rate_higher_against_the_same_reference() -> None:
 
 
 def test_the_leaderboard_in_the_docs_is_made_from_the_result_files() -> None:
-    files = sorted((ROOT / "docs" / "benchmarks").glob("*.json"))
-    results = [read_result(p) for p in files]
+    # the current version's results in docs/benchmarks/v2, the first version's beside them
+    folders = {FULL.name: "docs/benchmarks/v2", V1.name: "docs/benchmarks"}
     doc = ROOT / "docs" / "BENCHMARK.md"
-    assert update_leaderboard(doc, results) == doc.read_text(encoding="utf-8")
-    for r in results:
-        assert r["format"] == FULL.name
+    text = doc.read_text(encoding="utf-8")
+    results = []
+    for protocol, folder in folders.items():
+        found = [read_result(p) for p in sorted((ROOT / folder).glob("*.json"))]
+        assert found and {r["format"] for r in found} == {protocol}
+        assert all(m in text for m in markers(protocol))
+        results += found
+    assert update_leaderboard(doc, results) == text
+
+
+def test_each_version_keeps_its_opponents_and_deals() -> None:
+    assert V1.opponents == ("random", "greedy", "heuristic", "search:sims=100")
+    assert FULL.name == "allfives-bench/2" and FULL.settings == V1.settings
+    assert FULL.opponents == ("random", "greedy", "heuristic:hoard=true", "batchsearch:hoard=true")
+    assert FULL.seed_of(FULL.settings[0], "random") != V1.seed_of(V1.settings[0], "random")
+    assert set(PROTOCOLS) == {
+        "allfives-bench/1", "allfives-bench/1-reduced", "allfives-bench/2",
+        "allfives-bench/2-reduced",
+    }  # fmt: skip
+
+
+def test_the_leaderboard_writes_each_version_into_its_own_section(tmp_path: Path) -> None:
+    def result(protocol: str, label: str) -> dict[str, Any]:
+        entry = {"matches": 2, "win_rate": 0.5, "win_rate_ci": [0.1, 0.9]}
+        return {
+            "format": protocol, "agent": {"spec": label, "label": label}, "opponents": ["random"],
+            "settings": {"pagat-2p": {"opponents": {"random": entry},
+                                      "rating": {"mu": 30.0, "sigma": 2.0}}},
+        }  # fmt: skip
+
+    one, two = markers(V1.name), markers(FULL.name)
+    doc = tmp_path / "doc.md"
+    doc.write_text(f"a\n{two[0]}\nold 2\n{two[1]}\nb\n{one[0]}\nold 1\n{one[1]}\nc\n")
+    text = update_leaderboard(doc, [result(FULL.name, "new"), result(V1.name, "old")])
+    first, _, rest = text.partition(one[0])
+    assert "| new |" in first and "| old |" not in first and "old 2" not in first
+    assert "| old |" in rest and "| new |" not in rest and "old 1" not in rest
+    assert text.startswith("a\n") and text.endswith("c\n")
+    with pytest.raises(EvalError, match="results of different protocols"):
+        leaderboard([result(FULL.name, "x"), result(V1.name, "y")])
+    only_two = tmp_path / "two.md"
+    only_two.write_text(f"{two[0]}\n{two[1]}\n")
+    with pytest.raises(EvalError, match="no leaderboard section for allfives-bench/1"):
+        update_leaderboard(only_two, [result(V1.name, "old")])
 
 
 def test_leaderboard_errors_are_one_line(tmp_path: Path) -> None:
@@ -151,7 +191,8 @@ def test_leaderboard_errors_are_one_line(tmp_path: Path) -> None:
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
     assert (tmp_path / "doc.md").read_text() == "no markers here\n"
     empty = tmp_path / "empty.md"
-    empty.write_text(f"# x\n{START}\nold\n{END}\ntail\n")
+    start, end = markers(FULL.name)
+    empty.write_text(f"# x\n{start}\nold\n{end}\ntail\n")
     text = update_leaderboard(empty, [])
     assert text.startswith("# x\n") and text.endswith("tail\n") and "old" not in text
 
