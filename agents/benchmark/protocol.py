@@ -32,7 +32,7 @@ not comparable with the full protocol's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agents.eval.match import derive_seed
 from allfives_env.core.rules import Rules
@@ -153,13 +153,8 @@ FULL = Protocol(
 )
 """The benchmark (its current version)."""
 
-V1 = Protocol(
-    name="allfives-bench/1",
-    settings=SETTINGS,
-    opponents=("random", "greedy", "heuristic", "search:sims=100"),
-    deals=100,
-    search_deals=20,
-    best_response=BEST_RESPONSE,
+V1 = replace(
+    FULL, name="allfives-bench/1", opponents=("random", "greedy", "heuristic", "search:sims=100")
 )
 """The benchmark's first version (fixed opponents that never draw by choice)."""
 
@@ -173,14 +168,7 @@ REDUCED = Protocol(
 )
 """A small configuration for tests and CI (not comparable with :data:`FULL`)."""
 
-V1_REDUCED = Protocol(
-    name="allfives-bench/1-reduced",
-    settings=(SETTINGS[0], SETTINGS[3]),
-    opponents=("random", "greedy"),
-    deals=3,
-    search_deals=1,
-    best_response=REDUCED_BEST_RESPONSE,
-)
+V1_REDUCED = replace(REDUCED, name="allfives-bench/1-reduced")
 """:data:`V1`'s small configuration."""
 
 PROTOCOLS = {p.name: p for p in (FULL, REDUCED, V1, V1_REDUCED)}
