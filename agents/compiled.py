@@ -25,10 +25,10 @@ import numpy as np
 
 from allfives_env.vector._jit import batch_kernel, cache_with_package, kernel, prange
 from allfives_env.vector.engine import VectorGame
+from allfives_env.vector.kernels.legal import is_legal
 from allfives_env.vector.kernels.outlook import outlook, smallest_opponent_hand
 from allfives_env.vector.kernels.turns import can_draw, offered, placeable_tiles
 from allfives_env.vector.state import (
-    C_DWA,
     C_PARTNERS,
     C_S,
     CUR,
@@ -38,7 +38,6 @@ from allfives_env.vector.state import (
     I32,
     I64,
     PHASE,
-    PLAY,
     SCRATCH_WIDTH,
     STATUS,
     T_PIPS,
@@ -154,30 +153,33 @@ def heuristic_action(
                     if first < 0:
                         first = t * s_count + s
                     count += 1
-    draw_beside = hoard and ph == PLAY and cfg[C_DWA] != 0 and can_draw(r, cfg)
     if count == 1:
-        if draw_beside and not decisive(
-            r, cfg, scores, seat, first // s_count, first % s_count, w, scr, buf
-        ):
-            return int(28 * s_count)
-        return first
-    danger = _danger(r, cfg, seat, danger_by_size)
-    best = -1
-    best_value = 0.0
-    best_pips = -1
-    for t in range(28):  # ascending ids: a later action wins only if strictly better
-        if not playable >> t & 1:
-            continue
-        for s in range(s_count):
-            if not offered(r, t, s):
+        best = first
+    else:
+        danger = _danger(r, cfg, seat, danger_by_size)
+        best = -1
+        best_value = 0.0
+        best_pips = -1
+        for t in range(28):  # ascending ids: a later action wins only if strictly better
+            if not playable >> t & 1:
                 continue
-            value = evaluate(r, cfg, scores, seat, t, s, danger, w, scr, buf)
-            if best < 0 or value > best_value or (value == best_value and T_PIPS[t] > best_pips):
-                best, best_value, best_pips = t * s_count + s, value, T_PIPS[t]
-    if draw_beside and not decisive(
-        r, cfg, scores, seat, best // s_count, best % s_count, w, scr, buf
+            for s in range(s_count):
+                if not offered(r, t, s):
+                    continue
+                value = evaluate(r, cfg, scores, seat, t, s, danger, w, scr, buf)
+                if (
+                    best < 0
+                    or value > best_value
+                    or (value == best_value and T_PIPS[t] > best_pips)
+                ):
+                    best, best_value, best_pips = t * s_count + s, value, T_PIPS[t]
+    draw = 28 * s_count
+    if (
+        hoard
+        and is_legal(r, cfg, draw)
+        and not decisive(r, cfg, scores, seat, best // s_count, best % s_count, w, scr, buf)
     ):
-        return int(28 * s_count)
+        return int(draw)
     return best
 
 

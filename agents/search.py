@@ -27,9 +27,10 @@ rollouts never draw by choice, and the search misjudges both.
 
 from __future__ import annotations
 
+import functools
 import random
 import time as _time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from agents.heuristic import choose, decisive
 from agents.sampler import sample_world
@@ -80,20 +81,13 @@ def greedy_step(game: Game, rng: random.Random) -> Action:
     return pick
 
 
-def heuristic_step(game: Game, rng: random.Random) -> Action:
-    """The rollout's heuristic choice (:func:`agents.heuristic.choose` for the player to act)."""
+def heuristic_step(game: Game, rng: random.Random, hoard: bool = False) -> Action:
+    """The rollout's heuristic choice (:func:`agents.heuristic.choose` for the player to act,
+    with its ``hoard`` rule or not)."""
     legal = game.legal_actions()
     if len(legal) == 1:
         return legal[0]
-    return choose(Position.of_game(game), legal)
-
-
-def hoarding_heuristic_step(game: Game, rng: random.Random) -> Action:
-    """:func:`heuristic_step` with the heuristic's ``hoard`` rule."""
-    legal = game.legal_actions()
-    if len(legal) == 1:
-        return legal[0]
-    return choose(Position.of_game(game), legal, hoard=True)
+    return choose(Position.of_game(game), legal, hoard)
 
 
 def hoarding_greedy_step(game: Game, rng: random.Random) -> Action:
@@ -181,11 +175,11 @@ class SearchAgent(ValueSearch):
         self.time = None if time is None else float(time)
         self.rollout = rollout
         self.hoard = hoard
-        steps = {
+        steps: dict[tuple[str, bool], Callable[[Game, random.Random], Action]] = {
             ("greedy", False): greedy_step,
             ("greedy", True): hoarding_greedy_step,
             ("heuristic", False): heuristic_step,
-            ("heuristic", True): hoarding_heuristic_step,
+            ("heuristic", True): functools.partial(heuristic_step, hoard=True),
         }
         self._step = steps[rollout, hoard]
 

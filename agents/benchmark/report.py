@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agents.benchmark.protocol import FULL
 from agents.eval.match import EvalError
 
 
@@ -148,8 +149,6 @@ def leaderboard(results: Sequence[dict[str, Any]], protocol: str | None = None) 
     """
     formats = set(by_protocol(results))
     if protocol is None:
-        from agents.benchmark.protocol import FULL
-
         protocol = formats.pop() if len(formats) == 1 else FULL.name
     if formats - {protocol}:
         raise EvalError(f"results of different protocols: {', '.join(sorted(formats))}")
@@ -205,8 +204,6 @@ def update_leaderboard(doc: Path, results: Sequence[dict[str, Any]]) -> str:
         text = doc.read_text(encoding="utf-8")
     except OSError as e:
         raise EvalError(f"cannot read {doc}: {e.strerror or e}") from None
-    from agents.benchmark.protocol import FULL
-
     groups = by_protocol(results) or {FULL.name: []}
     for protocol, group in groups.items():
         start, end = markers(protocol)
