@@ -75,6 +75,15 @@ class BatchSearchAgent(ValueSearch):
         infer: how much the other players' choices so far weigh the worlds
             (:mod:`agents.inference`): the scale of :data:`agents.inference.DEFAULT_MODEL`'s
             weights; 0 (default) weighs every world alike, 1 is the fitted model.
+        value: the path of a checkpoint holding a value network (``train.py`` with
+            ``value_head``, :mod:`agents.value_network`) that cuts every rollout short: a
+            rollout stops when the searching seat is to act for the ``depth``-th time after the
+            candidate (or at the hand's end, whichever comes first), and is worth what it scored
+            so far plus the network's value of that position from the searching seat's own
+            observation there (its hand and the public table of that world); ``""``
+            (default): rollouts play to the hand's end.
+        depth: the searching seat's turns a rollout plays before the value cuts it (at least
+            1; only with ``value``).
         hoard: the heuristic rollouts play its ``hoard`` rule (:mod:`agents.heuristic`):
             where the rules let a player draw while able (five_up), every seat draws while it
             can unless its placement is decisive, so a placement that leaves the boneyard to
@@ -84,8 +93,10 @@ class BatchSearchAgent(ValueSearch):
     Raises:
         ValueError: for ``worlds`` below 1, more than the machine's memory can roll out, an
             unknown ``rollout``, an ``infer`` that is not a number from 0 to 1e6, or a
-            ``hoard`` that is not a bool or comes with other rollouts than the heuristic.
-        CheckpointError: for a rollout checkpoint that cannot be read.
+            ``hoard`` that is not a bool or comes with other rollouts than the heuristic, a
+            ``value`` that is not a checkpoint path or a ``depth`` below 1.
+        CheckpointError: for a rollout or value checkpoint that cannot be read, or that holds
+            no value network.
     """
 
     name = "batchsearch"
@@ -96,6 +107,8 @@ class BatchSearchAgent(ValueSearch):
         rollout: str = "heuristic",
         infer: float = 0.0,
         hoard: bool = False,
+        value: str = "",
+        depth: int = 1,
     ):
         if not isinstance(hoard, bool):
             raise ValueError(f"hoard must be true or false, not {hoard!r}")
@@ -114,8 +127,20 @@ class BatchSearchAgent(ValueSearch):
                 f"rollout must be one of {', '.join(ROLLOUTS)} or a checkpoint path ending in "
                 f".zip, not {rollout!r}"
             )
+        if not isinstance(value, str) or (value and not value.endswith(".zip")):
+            raise ValueError(f"value must be a checkpoint path ending in .zip, not {value!r}")
+        if type(depth) is not int or depth < 1:
+            raise ValueError(f"depth must be an int of at least 1, not {depth!r}")
         self.worlds = worlds
         self.rollout = rollout
+        self.value = value
+        self.depth = depth
+        self._value_spec: Any = None
+        self._value_net: Any = None
+        if value:
+            from agents.value_network import read_value
+
+            self._value_spec, self._value_net = read_value(value)
         self.infer = float(infer)
         self.hoard = hoard
         self._policy: Any = None
@@ -136,7 +161,7 @@ class BatchSearchAgent(ValueSearch):
     def __repr__(self) -> str:
         return (
             f"BatchSearchAgent(worlds={self.worlds}, rollout={self.rollout!r}, infer={self.infer}, "
-            f"hoard={self.hoard})"
+            f"hoard={self.hoard}, value={self.value!r}, depth={self.depth})"
         )
 
     def rounds(self) -> int:
@@ -151,6 +176,10 @@ class BatchSearchAgent(ValueSearch):
 
             if self._policy is not None:
                 self._policy.check_rules(rules)
+            if self._value_spec is not None:
+                from agents.learned import check_trained_rules
+
+                check_trained_rules(self.value, self._value_spec.rules, rules)
             size = max(rows, vg.num_games if vg is not None and vg.rules == rules else 0)
             vg = VectorGame(
                 rules, size, episode="hand", forced_actions="auto",
@@ -188,7 +217,7 @@ class BatchSearchAgent(ValueSearch):
 
     def _evaluate(self, view: PlayerView, rng: random.Random) -> list[float]:
         from allfives_env.vector.engine import policy_rng
-        from allfives_env.vector.state import LIVE, STATUS
+        from allfives_env.vector.state import CUR, LIVE, STATUS
 
         legal = view.legal_actions
         rules = view.rules
@@ -217,8 +246,17 @@ class BatchSearchAgent(ValueSearch):
         policy = self._rollout_policy()
         prng = policy_rng(rng.getrandbits(63), vg.num_games)
         status = vg.st[:, STATUS]
+        seat = view.seat
+        cut = self._value_net is not None
+        turns = np.zeros(rows, np.int64)
+        stopped = np.zeros(rows, bool)
         while True:
             live = np.flatnonzero(status[:rows] == LIVE)
+            if cut and live.size:  # the searching seat to act: its depth-th turn stops the row
+                mine = live[(vg.st[live, CUR] == seat) & ~stopped[live]]
+                turns[mine] += 1
+                stopped[mine[turns[mine] >= self.depth]] = True
+                live = live[~stopped[live]]
             if not live.size:
                 break
             acts[:] = -1
@@ -235,6 +273,10 @@ class BatchSearchAgent(ValueSearch):
         over = winners.any(axis=1)
         bonus = WIN_BONUS * rules.target
         value += np.where(over, np.where(winners[:, side], bonus, -bonus), 0.0)
+        if cut and stopped.any():  # the rest of the hand, as the value network sees it
+            at = np.flatnonzero(stopped)
+            obs = vg.observe_games(at, np.full(at.size, seat, np.int64))
+            value[at] += self._value_net.values(obs)
         per_world = value.reshape(worlds, k)
         if self.infer > 0:  # the worlds weighed by the other players' choices so far
             found = decisions(view, DEFAULT_MODEL.softened(self.infer))

@@ -34,13 +34,23 @@ def evaluate_checkpoint(
     )
 
 
+def value_file(learner: Learner) -> dict[str, bytes]:
+    """The checkpoint's value network (``value_head``), by its file name; none without it."""
+    from agents.value_network import VALUE_FILE
+
+    cfg = learner.cfg
+    if not cfg.value_head:
+        return {}
+    return {VALUE_FILE: learner.net.value_to_numpy(cfg.rules().target).to_npz()}
+
+
 def evaluate_now(learner: Learner, label: str, writer: Any) -> None:
     """Evaluate the current policy; keep it as ``best.zip`` if it is the best so far."""
     from agents.learned import write_checkpoint
 
     cfg, run = learner.cfg, learner.run
     t0 = time.perf_counter()
-    write_checkpoint(run.latest, run.spec(), learner.net.to_numpy())
+    write_checkpoint(run.latest, run.spec(), learner.net.to_numpy(), value_file(learner))
     step = run.imitated + run.step
     first = label == "untrained"  # before the training bar: this one shows its own
     if first:

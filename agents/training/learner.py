@@ -34,6 +34,9 @@ class Rollout:
     rewards: Any
     dones: Any
     values: Any
+    searched: Any
+    """The teacher's value of each position over the target (NaN where it has one legal
+    action); empty unless the critic learns it (``value_head``)."""
 
 
 def new_rollout(cfg: Config, obs_size: int, privileged: int, num_actions: int) -> Rollout:
@@ -53,6 +56,7 @@ def new_rollout(cfg: Config, obs_size: int, privileged: int, num_actions: int) -
         rewards=th.zeros((t, n)),
         dones=th.zeros((t, n)),
         values=th.zeros((t, n)),
+        searched=th.zeros((t, n) if cfg.value_head else (0,)),
     )
 
 
@@ -68,7 +72,8 @@ class Replayed:
     targets: Any
     """The teacher's target distributions, or ``None`` when it imitates choices."""
     returns: Any
-    """The critic's targets, as computed when the rollout was played."""
+    """The critic's targets, as computed when the rollout was played (with ``value_head``: the
+    teacher's values, NaN where there was nothing to search)."""
 
     def to_numpy(self) -> dict[str, Any]:
         """Its arrays, to save in a resume point (``targets`` left out when ``None``)."""
@@ -179,8 +184,10 @@ class Learner:
             if imitation:
                 games = np.arange(cfg.num_envs)
                 if cfg.imitation_targets == "values":
-                    choice, targets = self.teacher.targets(batch.vg, games, self.teacher_rng)
+                    choice, targets, values = self.teacher.valued(batch.vg, games, self.teacher_rng)
                     ro.targets[t] = th.from_numpy(targets)
+                    if cfg.value_head:
+                        ro.searched[t] = th.from_numpy(searched_value(values, cfg.rules().target))
                 else:
                     choice = self.teacher.act_batch(batch.vg, games, self.teacher_rng)
                 teacher = th.from_numpy(np.asarray(choice))
@@ -230,7 +237,7 @@ class Learner:
         logits = self.net.logits(obs[idx], masks[idx])
         logp = th.log_softmax(logits, dim=1)
         value = self.net.value(obs[idx], privileged[idx])
-        v_loss = 0.5 * ((value - returns[idx]) ** 2).mean()
+        v_loss = value_loss(value, returns[idx])
         entropy = -(logp.exp() * logp).sum(dim=1).mean()
         if targets is not None:
             pg_loss = soft_cross_entropy(logp, targets[idx])
@@ -320,6 +327,8 @@ class Learner:
         cfg, ro = self.cfg, self.rollout
         t0 = time.perf_counter()
         adv, returns = self.advantages()
+        if imitation and cfg.value_head:
+            returns = ro.searched
         size = cfg.num_steps * cfg.num_envs
         obs = ro.obs.reshape(size, -1)
         privileged = ro.privileged.reshape(size, -1)
@@ -345,7 +354,7 @@ class Learner:
                     logits = self.net.logits(obs[idx], masks[idx])
                     logp = th.log_softmax(logits, dim=1)
                     value = self.net.value(obs[idx], privileged[idx])
-                    v_loss = 0.5 * ((value - returns[idx]) ** 2).mean()
+                    v_loss = value_loss(value, returns[idx])
                     entropy = -(logp.exp() * logp).sum(dim=1).mean()
                     chosen = logp.gather(1, actions[idx].unsqueeze(1)).squeeze(1)
                     ratio = (chosen - logprobs[idx]).exp()
@@ -362,6 +371,26 @@ class Learner:
         stats.update(policy_loss=pg_loss.item(), value_loss=v_loss.item(), entropy=entropy.item())
         self.run.timing["update"] += time.perf_counter() - t0
         return stats
+
+
+def searched_value(values: np.ndarray, target: int) -> np.ndarray:
+    """(B,) float32: each row's best value over ``target`` (the critic's target with
+    ``value_head``), NaN where fewer than two actions were valued (nothing was searched).
+    ``values``: a teacher's mean values (:meth:`SearchTeacher.valued`, NaN on illegal actions)."""
+    valued = np.isfinite(values)
+    best = np.where(valued, values, -np.inf).max(axis=1) / target
+    return np.where(valued.sum(axis=1) > 1, best, np.nan).astype(np.float32)
+
+
+def value_loss(value: Any, target: Any) -> Any:
+    """Half the mean squared error of the critic's ``value`` against ``target``, over the
+    entries whose target is not NaN (0 if none is)."""
+    import torch as th
+
+    known = ~th.isnan(target)
+    if not bool(known.any()):
+        return (value * 0.0).sum()
+    return 0.5 * ((value[known] - target[known]) ** 2).mean()
 
 
 def sample_policy(net: Any, obs: Any, masks: Any) -> tuple[Any, Any, Any]:

@@ -78,6 +78,12 @@ class Config(Settings):
     """What the warm start imitates: the teacher's ``choice`` (its action), or its ``values``
     (a search teacher's value of every legal action, the target softmax(value /
     imitation_temperature); the teacher must be batchsearch, or search without a time budget)."""
+    value_head: bool = False
+    """The critic learns the search teacher's value of each position the warm start meets (its
+    best legal action's mean value, over the target) instead of the returns, reads the
+    observation only, and is saved in the checkpoints beside the actor as their value network
+    (what ``batchsearch:value=PATH`` cuts its rollouts short with). Needs imitation_targets:
+    values, critic_state: false and total_timesteps: 0 (PPO would teach the critic returns)."""
     imitation_temperature: float = 2.0
     """Temperature of the ``values`` targets, in points."""
     imitation_anneal_lr: bool = False
@@ -127,6 +133,15 @@ class Config(Settings):
                 "a divisor of num_envs × num_steps",
             )
         )
+        if self.value_head:
+            checks += [
+                (self.imitation_targets == "values" and self.imitation_samples > 0,
+                 "value_head", "used with imitation_targets: values and imitation_samples > 0"),
+                (not self.critic_state, "value_head", "used with critic_state: false (a value "
+                 "that plays reads what the player sees)"),
+                (self.total_timesteps == 0, "value_head", "used with total_timesteps: 0 (PPO "
+                 "would teach the critic returns)"),
+            ]  # fmt: skip
         raise_first(self, checks)
         check_agent_specs(self, ("baselines", "eval_opponents", "imitation_teacher"))
         if self.imitation_targets == "values":

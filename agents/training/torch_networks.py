@@ -25,6 +25,7 @@ import torch as th
 from torch import nn
 
 from agents.numpy_networks import ScorerLayout, ScorerPolicy
+from agents.value_network import ValueNetwork
 from allfives_env.envs.blocks import LOOKAHEAD_SIZE, OUTLOOK_SIZE, SLOT_FEATURES
 
 
@@ -36,6 +37,13 @@ def _mlp(sizes: list[int]) -> nn.Sequential:
         nn.init.zeros_(linear.bias)
         layers += [linear, nn.Tanh()]
     return nn.Sequential(*layers)
+
+
+def _pair(layer: nn.Linear) -> tuple[np.ndarray, np.ndarray]:
+    """A linear layer's weight and bias as float32 arrays."""
+    w = layer.weight.detach().cpu().numpy().astype(np.float32)
+    b = layer.bias.detach().cpu().numpy().astype(np.float32)
+    return w, b
 
 
 def _linear(a: int, b: int, std: float) -> nn.Linear:
@@ -141,19 +149,21 @@ class ScorerNet(nn.Module):
         out: th.Tensor = self.critic(inputs).squeeze(1)
         return out
 
+    def value_to_numpy(self, scale: float) -> ValueNetwork:
+        """The critic as a :class:`~agents.value_network.ValueNetwork` whose output times
+        ``scale`` is points (only a critic that reads the observation can play)."""
+        assert not self.privileged, "a critic that reads privileged entries cannot play"
+        layers = [m for m in self.critic.modules() if isinstance(m, nn.Linear)]
+        return ValueNetwork([_pair(m) for m in layers], scale)
+
     def to_numpy(self) -> ScorerPolicy:
         """The actor as its NumPy twin (for checkpoints and frozen opponents)."""
 
-        def pair(layer: nn.Linear) -> tuple[np.ndarray, np.ndarray]:
-            w = layer.weight.detach().cpu().numpy().astype(np.float32)
-            b = layer.bias.detach().cpu().numpy().astype(np.float32)
-            return w, b
-
-        trunk = [pair(m) for m in self.trunk if isinstance(m, nn.Linear)]
+        trunk = [_pair(m) for m in self.trunk if isinstance(m, nn.Linear)]
         return ScorerPolicy(
             self.layout,
             trunk,
-            pair(self.context),
-            [pair(layer) for layer in self.feature if isinstance(layer, nn.Linear)],
-            pair(self.action),
+            _pair(self.context),
+            [_pair(layer) for layer in self.feature if isinstance(layer, nn.Linear)],
+            _pair(self.action),
         )

@@ -1,0 +1,218 @@
+"""Expert iteration: a search and a network that improve each other, round after round.
+
+``python -m agents.training.exit --config configs/exit.yaml`` runs ``rounds`` rounds. Round 0's
+search is ``imitation_teacher`` (``batchsearch:worlds=…``, heuristic rollouts); in each round
+
+1. a ``train.py`` run (:mod:`agents.training.selfplay`, its own folder ``ROUND/`` inside the
+   ExIt folder) learns that search's values: the actor its ``softmax(value / temperature)``
+   over the legal actions, the critic (``value_head``) its value of each position, the best
+   action's mean rollout value; both go into the round's ``best.zip``;
+2. the next round's search is the same search whose rollouts that network's value cuts short
+   after ``depth`` of the searching seat's turns (``batchsearch:…,value=ROUND/best.zip,
+   depth=D``): it values each action by the round's own search plus what the network learned
+   of the rest of the hand, and the next network learns *its* values;
+3. the round's network alone and its search play ``round_matches`` duplicate matches against
+   each of ``round_opponents`` (deals apart from training's), written to ``rounds.json`` and
+   printed as a table.
+
+Each round's network starts from new weights and learns from its own round's positions. The ExIt
+folder (``runs/NAME``) is held by one process at a time; run the same command again after an
+interruption and finished rounds are kept, the round under way resumes where ``train.py`` left
+it, and its evaluation is redone if it had not been written; ``--rounds`` may grow (more rounds
+follow the last), other fields may not (the ones ``train.py`` lets change aside). ``--fresh``
+starts over. Every
+field of ``train.py``'s config applies to each round (``name`` and ``seed`` excepted: the round's
+are ``roundR`` and ``seed + R``); ``value_head``, ``imitation_targets: values``,
+``critic_state: false`` and ``total_timesteps: 0`` are required.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+import tyro
+
+from agents.files import replace_whole
+from agents.training import config as train_config
+from agents.training.config import ConfigError, check_agent_specs, parse_command, raise_first
+from agents.training.entry import INTERRUPTS, Session, run_command
+from agents.training.run_folder import changed_fields, open_run_folder, write_config
+from agents.training.selfplay_config import Config
+
+PROG = "python -m agents.training.exit"
+"""How expert iteration names itself in its one-line errors."""
+EVAL_SEED = 1_000_003
+"""Added to the seed for the rounds' evaluation deals (apart from every training evaluation's)."""
+
+
+@dataclass
+class ExitConfig(Config):
+    """``train.py``'s config (each round's), and the rounds'."""
+
+    rounds: int = 3
+    """Rounds of expert iteration."""
+    depth: int = 2
+    """The searching seat's turns a rollout plays before the network's value cuts it short."""
+    round_matches: int = 100
+    """Duplicate-deal matches against each of round_opponents after each round, for the
+    network alone and for the search with it."""
+    round_opponents: list[str] = field(
+        default_factory=lambda: ["search:sims=100", "batchsearch:worlds=512"]
+    )
+    """Agent specs each round's network and search play."""
+
+    def check(self) -> None:
+        """Validate every field (``train.py``'s and the rounds').
+
+        Raises:
+            ConfigError: naming the first bad field.
+        """
+        raise_first(
+            self,
+            [
+                (self.value_head, "value_head", "true (the network learns the search's values)"),
+                (self.rounds >= 1, "rounds", "at least 1"),
+                (self.depth >= 1, "depth", "at least 1"),
+                (self.round_matches >= 1, "round_matches", "at least 1"),
+                (bool(self.round_opponents), "round_opponents", "at least one agent spec"),
+            ],
+        )
+        Config.check(self)
+        check_agent_specs(self, ("round_opponents",))
+
+
+@dataclass
+class Command:
+    """Expert iteration of a search and a network (``python -m agents.training.exit``)."""
+
+    config: Path | None = None
+    """A YAML file of config fields (train.py's, and the rounds'); flags override it."""
+    fresh: bool = False
+    """Delete the ExIt folder and start over."""
+    runs: Path = Path("runs")
+    """Where the ExIt folder goes."""
+    cfg: Annotated[ExitConfig, tyro.conf.OmitArgPrefixes] = field(default_factory=ExitConfig)
+
+
+def parse_args(argv: Sequence[str]) -> Command:
+    """The command line, as ``train.py``'s (``--help`` lists every field). Errors are one line."""
+    path = train_config.config_path(argv)
+    cfg = train_config.load_yaml(path, ExitConfig()) if path is not None else ExitConfig()
+    command = parse_command(Command, Command(config=path, cfg=cfg), argv, PROG, __doc__)
+    command.cfg.check()
+    return command
+
+
+def round_folder(cfg: ExitConfig, runs: Path, r: int) -> Path:
+    """Round ``r``'s ``train.py`` run folder."""
+    return runs / cfg.name / f"round{r}"
+
+
+def search_spec(cfg: ExitConfig, runs: Path, r: int) -> str:
+    """Round ``r``'s search: the first teacher, then with round ``r - 1``'s network's value."""
+    if r == 0:
+        return cfg.imitation_teacher
+    best = round_folder(cfg, runs, r - 1) / "best.zip"
+    return f"{cfg.imitation_teacher},value={best},depth={cfg.depth}"
+
+
+def round_config(cfg: ExitConfig, runs: Path, r: int) -> Config:
+    """Round ``r``'s ``train.py`` config."""
+    own = {f.name for f in dataclasses.fields(Config)}
+    base = {k: v for k, v in dataclasses.asdict(cfg).items() if k in own}
+    teacher = search_spec(cfg, runs, r)
+    base |= {"name": f"round{r}", "seed": cfg.seed + r, "imitation_teacher": teacher}
+    return Config(**base)
+
+
+def evaluate_round(cfg: ExitConfig, runs: Path, r: int) -> dict[str, Any]:
+    """Round ``r``'s network alone and the search with it against ``round_opponents``."""
+    from agents.eval.tournament import evaluate_against
+
+    best = round_folder(cfg, runs, r) / "best.zip"
+    seed = cfg.seed + EVAL_SEED + r
+    out: dict[str, Any] = {"round": r, "teacher": search_spec(cfg, runs, r)}
+    for key, spec in (("network", str(best)), ("search", search_spec(cfg, runs, r + 1))):
+        t0 = time.perf_counter()
+        results = evaluate_against(
+            cfg.rules(), spec, cfg.round_opponents, cfg.round_matches, seed, cfg.eval_processes
+        )
+        out[key] = {"spec": spec, "results": results, "seconds": time.perf_counter() - t0}
+    return out
+
+
+def table(rounds: list[dict[str, Any]], opponents: Sequence[str]) -> str:
+    """The rounds as a Markdown table: each round's network and search, win rate and interval
+    against each opponent."""
+    head = "| round | agent | " + " | ".join(f"v {o}" for o in opponents) + " |"
+    lines = [head, "|---|---|" + "---|" * len(opponents)]
+    for row in rounds:
+        for key in ("network", "search"):
+            cells = []
+            for o in opponents:
+                res = row[key]["results"][o]
+                low, high = res["ci95"]
+                cells.append(f"{res['win_rate']:.1%} [{low:.1%}, {high:.1%}]")
+            lines.append(f"| {row['round']} | {key} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run expert iteration as the command line says; return the exit status."""
+    args = sys.argv[1:] if argv is None else argv
+    return run_command(Session(PROG), lambda session: _run(session, args))
+
+
+def _run(session: Session, argv: Sequence[str]) -> int:
+    import yaml
+
+    from agents.training import selfplay
+
+    command = parse_args(argv)
+    cfg, runs = command.cfg, command.runs
+    folder = runs / cfg.name
+    session.folder = folder
+    session.resumable = folder.exists
+    session.kept = "every finished round, and the round under way,"
+    report = folder / "rounds.json"
+    with open_run_folder(folder, command.fresh):
+        saved = folder / "config.yaml"
+        if saved.exists():
+            before = yaml.safe_load(saved.read_text(encoding="utf-8"))
+            now = dataclasses.asdict(cfg)
+            changed = [k for k in changed_fields(before, now) if k != "rounds"]
+            if changed:
+                raise ConfigError(
+                    f"{folder} was started with another config ({', '.join(sorted(changed))}); "
+                    "use --fresh or another --name"
+                )
+        write_config(folder, cfg)
+        rounds: list[dict[str, Any]] = (
+            json.loads(report.read_text(encoding="utf-8")) if report.exists() else []
+        )
+        for r in range(len(rounds), cfg.rounds):
+            rcfg = round_config(cfg, runs, r)
+            path = folder / f"round{r}.yaml"
+            replace_whole(path, yaml.safe_dump(dataclasses.asdict(rcfg), sort_keys=False).encode())
+            print(f"round {r}: the network learns {rcfg.imitation_teacher}", flush=True)
+            status = selfplay._run(session, ["--config", str(path), "--runs", str(folder)])
+            if status != 0:
+                return status
+            session.folder = folder
+            INTERRUPTS.check()
+            rounds.append(evaluate_round(cfg, runs, r))
+            replace_whole(report, json.dumps(rounds, indent=1).encode("utf-8"))
+            print(table(rounds, cfg.round_opponents), flush=True)
+    print(f"rounds: {report}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
