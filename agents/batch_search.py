@@ -23,6 +23,10 @@ What differs is where the rollouts run and who plays them:
   choice is made from that seat's own knowledge of the world (its hand and the public table),
   never from the other hands.
 
+With ``value=PATH`` a rollout stops at the searching seat's ``depth``-th turn after the candidate
+and adds a learned value of that position (:mod:`agents.value_network`), read from the seat's
+own observation of the world there.
+
 The heuristic and greedy rollouts are deterministic given the world, so every candidate meets
 exactly the same futures but for its own consequences (common random numbers). Everything
 random is drawn from the ``rng`` given to :meth:`BatchSearchAgent.act`: same seed, same move.
@@ -84,6 +88,14 @@ class BatchSearchAgent(ValueSearch):
             (default): rollouts play to the hand's end.
         depth: the searching seat's turns a rollout plays before the value cuts it (at least
             1; only with ``value``).
+        prior: the path of a checkpoint whose policy network (trained on a search's values,
+            ``imitation_targets: values``) is the search's prior: each action's mean value
+            gains ``prior_weight`` times the network's log-probability of it in the view,
+            so that what the network learned from many searched positions joins what this
+            search finds in its worlds; ``""`` (default): none.
+        prior_weight: points per nat of the prior (at least 0; only with ``prior``). A network
+            trained at ``imitation_temperature`` T holds ``log π(a) = value(a) / T`` plus a
+            constant, so ``prior_weight`` T adds its values as they were learned.
         hoard: the heuristic rollouts play its ``hoard`` rule (:mod:`agents.heuristic`):
             where the rules let a player draw while able (five_up), every seat draws while it
             can unless its placement is decisive, so a placement that leaves the boneyard to
@@ -94,7 +106,8 @@ class BatchSearchAgent(ValueSearch):
         ValueError: for ``worlds`` below 1, more than the machine's memory can roll out, an
             unknown ``rollout``, an ``infer`` that is not a number from 0 to 1e6, or a
             ``hoard`` that is not a bool or comes with other rollouts than the heuristic, a
-            ``value`` that is not a checkpoint path or a ``depth`` below 1.
+            ``value`` or ``prior`` that is not a checkpoint path, a ``depth`` below 1 or a
+            ``prior_weight`` that is not a number from 0 to 1e6.
         CheckpointError: for a rollout or value checkpoint that cannot be read, or that holds
             no value network.
     """
@@ -109,6 +122,8 @@ class BatchSearchAgent(ValueSearch):
         hoard: bool = False,
         value: str = "",
         depth: int = 1,
+        prior: str = "",
+        prior_weight: float = 2.0,
     ):
         if not isinstance(hoard, bool):
             raise ValueError(f"hoard must be true or false, not {hoard!r}")
@@ -131,10 +146,25 @@ class BatchSearchAgent(ValueSearch):
             raise ValueError(f"value must be a checkpoint path ending in .zip, not {value!r}")
         if type(depth) is not int or depth < 1:
             raise ValueError(f"depth must be an int of at least 1, not {depth!r}")
+        if not isinstance(prior, str) or (prior and not prior.endswith(".zip")):
+            raise ValueError(f"prior must be a checkpoint path ending in .zip, not {prior!r}")
+        if (
+            isinstance(prior_weight, bool)
+            or not isinstance(prior_weight, int | float)
+            or not 0 <= prior_weight < 1e6
+        ):
+            raise ValueError(f"prior_weight must be a number from 0 to 1e6, not {prior_weight!r}")
         self.worlds = worlds
         self.rollout = rollout
         self.value = value
         self.depth = depth
+        self.prior = prior
+        self.prior_weight = float(prior_weight)
+        self._prior: Any = None
+        if prior:
+            from agents.learned import load_learned
+
+            self._prior = load_learned(prior)
         self._value_spec: Any = None
         self._value_net: Any = None
         if value:
@@ -161,7 +191,8 @@ class BatchSearchAgent(ValueSearch):
     def __repr__(self) -> str:
         return (
             f"BatchSearchAgent(worlds={self.worlds}, rollout={self.rollout!r}, infer={self.infer}, "
-            f"hoard={self.hoard}, value={self.value!r}, depth={self.depth})"
+            f"hoard={self.hoard}, value={self.value!r}, depth={self.depth}, "
+            f"prior={self.prior!r}, prior_weight={self.prior_weight})"
         )
 
     def rounds(self) -> int:
@@ -282,4 +313,7 @@ class BatchSearchAgent(ValueSearch):
             found = decisions(view, DEFAULT_MODEL.softened(self.infer))
             if found:
                 per_world = per_world * world_weights(found, masks)[:, None]
-        return [float(x) for x in per_world.sum(axis=0)]
+        totals = per_world.sum(axis=0)
+        if self._prior is not None:  # the network's learned values, as many worlds' worth
+            totals = totals + worlds * self.prior_weight * self._prior.log_policy(view)
+        return [float(x) for x in totals]

@@ -220,6 +220,18 @@ class LearnedAgent:
         choice = choose(self.policy.logits(obs), mask, uniform(rng) if self.sample else None)
         return by_env[choice]
 
+    def log_policy(self, view: PlayerView) -> npt.NDArray[np.float64]:
+        """The policy's log-probability of each of ``view.legal_actions`` (in that order;
+        all 0 for a single legal action)."""
+        legal = view.legal_actions
+        if len(legal) == 1:
+            return np.zeros(1)
+        enc = self._encoding(view.rules)
+        logits = self.policy.logits(enc.observe_view(view)).astype(np.float64)
+        z = logits[[enc.to_env[a] for a in legal]]
+        z = z - z.max()
+        return z - np.log(np.exp(z).sum())  # type: ignore[no-any-return]
+
     def act_batch(self, vg: Any, games: npt.NDArray[np.int64], rng: Any) -> Any:
         """The policy's actions in a batch of games (a :class:`VectorGame` of its rules and
         observation options): the most likely, or sampled with one uniform per game from the

@@ -3,27 +3,34 @@
 ``python -m agents.training.exit --config configs/exit.yaml`` runs ``rounds`` rounds. Round 0's
 search is ``imitation_teacher`` (``batchsearch:worlds=…``, heuristic rollouts); in each round
 
-1. a ``train.py`` run (:mod:`agents.training.selfplay`, its own folder ``ROUND/`` inside the
+1. a ``train.py`` run (:mod:`agents.training.selfplay`, its own folder ``roundR/`` inside the
    ExIt folder) learns that search's values: the actor its ``softmax(value / temperature)``
-   over the legal actions, the critic (``value_head``) its value of each position, the best
-   action's mean rollout value; both go into the round's ``best.zip``;
-2. the next round's search is the same search whose rollouts that network's value cuts short
-   after ``depth`` of the searching seat's turns (``batchsearch:…,value=ROUND/best.zip,
-   depth=D``): it values each action by the round's own search plus what the network learned
-   of the rest of the hand, and the next network learns *its* values;
-3. the round's network alone and its search play ``round_matches`` duplicate matches against
-   each of ``round_opponents`` (deals apart from training's), written to ``rounds.json`` and
-   printed as a table.
+   over the legal actions (and, with ``value_head``, the critic its value of each position);
+   both go into the round's ``best.zip``;
+2. the next round's search is the same search guided by that network (``guide``):
+
+   - ``prior`` (default): each action's mean value gains ``prior_weight`` times the network's
+     log-probability of it (``batchsearch:…,prior=roundR/best.zip``). The network holds what
+     it learned from every position the round searched, so the search starts from that and
+     corrects it with its own worlds; the next network learns the corrected values, and so on
+     (at ``prior_weight`` equal to the temperature, the new targets are the old policy times
+     ``exp(value / temperature)``, renormalized: a policy improvement step);
+   - ``value``: the network's critic cuts each rollout short after ``depth`` of the searching
+     seat's turns (``batchsearch:…,value=roundR/best.zip,depth=D``; needs ``value_head``);
+
+3. the round's network alone, and ``round_search`` guided by it, play ``round_matches``
+   duplicate matches against each of ``round_opponents`` (deals apart from training's),
+   written to ``rounds.json`` and printed as a table. ``round_search`` at the worlds of an
+   opponent plays at its time per move: the guide costs one forward pass a move.
 
 Each round's network starts from new weights and learns from its own round's positions. The ExIt
 folder (``runs/NAME``) is held by one process at a time; run the same command again after an
 interruption and finished rounds are kept, the round under way resumes where ``train.py`` left
 it, and its evaluation is redone if it had not been written; ``--rounds`` may grow (more rounds
 follow the last), other fields may not (the ones ``train.py`` lets change aside). ``--fresh``
-starts over. Every
-field of ``train.py``'s config applies to each round (``name`` and ``seed`` excepted: the round's
-are ``roundR`` and ``seed + R``); ``value_head``, ``imitation_targets: values``,
-``critic_state: false`` and ``total_timesteps: 0`` are required.
+starts over. Every field of ``train.py``'s config applies to each round (``name`` and ``seed``
+excepted: the round's are ``roundR`` and ``seed + R``); ``imitation_targets: values`` and
+``total_timesteps: 0`` are required.
 """
 
 from __future__ import annotations
@@ -47,6 +54,8 @@ from agents.training.run_folder import changed_fields, open_run_folder, write_co
 from agents.training.selfplay_config import Config
 
 PROG = "python -m agents.training.exit"
+GUIDES = ("prior", "value")
+"""How a round's search uses the last round's network (``guide``)."""
 """How expert iteration names itself in its one-line errors."""
 EVAL_SEED = 1_000_003
 """Added to the seed for the rounds' evaluation deals (apart from every training evaluation's)."""
@@ -58,8 +67,18 @@ class ExitConfig(Config):
 
     rounds: int = 3
     """Rounds of expert iteration."""
+    guide: str = "prior"
+    """How the next round's search uses the network: ``prior`` (its policy's log-probability
+    of each action, times prior_weight, joins the action's mean value) or ``value`` (its
+    critic cuts the rollouts short after depth turns; needs value_head)."""
+    prior_weight: float = 2.0
+    """Points per nat of the network's prior (guide: prior)."""
     depth: int = 2
-    """The searching seat's turns a rollout plays before the network's value cuts it short."""
+    """The searching seat's turns a rollout plays before the network's value cuts it short
+    (guide: value)."""
+    round_search: str = "batchsearch:worlds=512"
+    """The search evaluated after each round, guided by the round's network as the next
+    round's search is."""
     round_matches: int = 100
     """Duplicate-deal matches against each of round_opponents after each round, for the
     network alone and for the search with it."""
@@ -77,7 +96,23 @@ class ExitConfig(Config):
         raise_first(
             self,
             [
-                (self.value_head, "value_head", "true (the network learns the search's values)"),
+                (self.guide in GUIDES, "guide", f"one of {', '.join(GUIDES)}"),
+                (
+                    self.guide != "value" or self.value_head,
+                    "value_head",
+                    "true with guide: value (the critic cuts the rollouts)",
+                ),
+                (
+                    self.imitation_targets == "values",
+                    "imitation_targets",
+                    "values (the network learns the search's values)",
+                ),
+                (
+                    self.total_timesteps == 0,
+                    "total_timesteps",
+                    "0 (each round learns a search's values, no PPO)",
+                ),
+                (0 <= self.prior_weight < 1e6, "prior_weight", "a number from 0 to 1e6"),
                 (self.rounds >= 1, "rounds", "at least 1"),
                 (self.depth >= 1, "depth", "at least 1"),
                 (self.round_matches >= 1, "round_matches", "at least 1"),
@@ -86,6 +121,12 @@ class ExitConfig(Config):
         )
         Config.check(self)
         check_agent_specs(self, ("round_opponents",))
+        if not self.round_search.startswith("batchsearch"):
+            raise ConfigError(
+                "config 'round_search' must be a batchsearch spec (it takes the "
+                f"round's network as its guide), not {self.round_search!r}"
+            )
+        check_agent_specs(self, ("round_search",))
 
 
 @dataclass
@@ -115,12 +156,19 @@ def round_folder(cfg: ExitConfig, runs: Path, r: int) -> Path:
     return runs / cfg.name / f"round{r}"
 
 
+def guided(cfg: ExitConfig, search: str, network: Path) -> str:
+    """The search spec ``search`` guided by the checkpoint ``network`` as ``cfg.guide`` says."""
+    sep = "," if ":" in search else ":"
+    if cfg.guide == "value":
+        return f"{search}{sep}value={network},depth={cfg.depth}"
+    return f"{search}{sep}prior={network},prior_weight={cfg.prior_weight:g}"
+
+
 def search_spec(cfg: ExitConfig, runs: Path, r: int) -> str:
-    """Round ``r``'s search: the first teacher, then with round ``r - 1``'s network's value."""
+    """Round ``r``'s search: the first teacher, then guided by round ``r - 1``'s network."""
     if r == 0:
         return cfg.imitation_teacher
-    best = round_folder(cfg, runs, r - 1) / "best.zip"
-    return f"{cfg.imitation_teacher},value={best},depth={cfg.depth}"
+    return guided(cfg, cfg.imitation_teacher, round_folder(cfg, runs, r - 1) / "best.zip")
 
 
 def round_config(cfg: ExitConfig, runs: Path, r: int) -> Config:
@@ -133,13 +181,14 @@ def round_config(cfg: ExitConfig, runs: Path, r: int) -> Config:
 
 
 def evaluate_round(cfg: ExitConfig, runs: Path, r: int) -> dict[str, Any]:
-    """Round ``r``'s network alone and the search with it against ``round_opponents``."""
+    """Round ``r``'s network alone and ``round_search`` guided by it against
+    ``round_opponents``."""
     from agents.eval.tournament import evaluate_against
 
     best = round_folder(cfg, runs, r) / "best.zip"
     seed = cfg.seed + EVAL_SEED + r
     out: dict[str, Any] = {"round": r, "teacher": search_spec(cfg, runs, r)}
-    for key, spec in (("network", str(best)), ("search", search_spec(cfg, runs, r + 1))):
+    for key, spec in (("network", str(best)), ("search", guided(cfg, cfg.round_search, best))):
         t0 = time.perf_counter()
         results = evaluate_against(
             cfg.rules(), spec, cfg.round_opponents, cfg.round_matches, seed, cfg.eval_processes

@@ -1,10 +1,12 @@
-"""Learned values in the batched search: ``batchsearch:value=PATH,depth=D``.
+"""Learned values in the batched search: ``batchsearch:value=PATH,depth=D`` and
+``batchsearch:prior=PATH,prior_weight=W``.
 
 A rollout cut short by the value network must be worth exactly what the same world played out
 in the core by the Python heuristic is worth up to the searching seat's ``depth``-th turn, plus
 the network's value of the seat's own observation there; a depth the hand never reaches is the
 plain search. The network reads only the seat's observation (a reshuffle of the hidden tiles
-changes nothing), and bad parameters or files are clear errors.
+changes nothing), and bad parameters or files are clear errors. A prior adds to each action's
+mean value exactly ``W`` times the network's log-probability of it in the view.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from allfives_env.core.game import Game
 from allfives_env.core.rules import Rules
 from allfives_env.core.view import PlayerView
 from allfives_env.envs.spaces import Encoding
-from tests.conftest import random_mlp
+from tests.conftest import fake_checkpoint, random_mlp
 from tests.vector.test_load import positions
 
 
@@ -221,8 +223,34 @@ def test_checkpoints_without_a_value_or_for_other_rules_are_refused(tmp_path: Pa
         ("batchsearch:value=net", "value must be a checkpoint path"),
         ("batchsearch:depth=0", "depth must be"),
         ("batchsearch:depth=1.5", "depth must be"),
+        ("batchsearch:prior=net", "prior must be a checkpoint path"),
+        ("batchsearch:prior_weight=-1", "prior_weight must be a number"),
+        ("batchsearch:prior_weight=true", "prior_weight must be a number"),
     ],
 )
 def test_bad_parameters_are_refused(spec: str, message: str) -> None:
     with pytest.raises(UnknownAgentError, match=message):
         make_agent(spec)
+
+
+def test_a_prior_adds_its_log_probabilities_to_the_mean_values(tmp_path: Path) -> None:
+    from agents.learned import load_learned
+
+    rules = Rules.preset("pagat", 2)
+    path = tmp_path / "net.zip"
+    fake_checkpoint(path, rules)
+    network = load_learned(str(path))
+    plain = BatchSearchAgent(worlds=4)
+    guided = BatchSearchAgent(worlds=4, prior=str(path), prior_weight=3.0)
+    unweighed = BatchSearchAgent(worlds=4, prior=str(path), prior_weight=0)
+    for k, g in enumerate(positions(rules, 11, 6)):
+        view = g.view(g.current_player)  # type: ignore[arg-type]
+        base = np.array(plain.evaluate(view, random.Random(k)))
+        lp = network.log_policy(view)
+        assert len(lp) == len(view.legal_actions)
+        assert np.exp(lp).sum() == pytest.approx(1.0) and (lp <= 0).all()
+        assert guided.evaluate(view, random.Random(k)) == pytest.approx(base + 4 * 3.0 * lp)
+        assert unweighed.evaluate(view, random.Random(k)) == pytest.approx(base)
+    other = positions(Rules.preset("five_up", 2), 3, 1)[0]
+    with pytest.raises(CheckpointError, match="trained for"):
+        guided.act(other.view(other.current_player), random.Random(1))  # type: ignore[arg-type]

@@ -118,7 +118,7 @@ def test_expert_iteration_runs_rounds_on_the_last_rounds_network_and_resumes(
     assert [r["round"] for r in rounds] == [0, 1]
     assert rounds[0]["teacher"] == "batchsearch:worlds=2"
     net0 = folder / "round0" / "best.zip"
-    assert rounds[1]["teacher"] == f"batchsearch:worlds=2,value={net0},depth=1"
+    assert rounds[1]["teacher"] == f"batchsearch:worlds=2,prior={net0},prior_weight=2"
     assert rounds[0]["search"]["spec"] == rounds[1]["teacher"]
     for r in rounds:
         assert set(r["network"]["results"]) == {"greedy"} == set(r["search"]["results"])
@@ -134,8 +134,18 @@ def test_expert_iteration_runs_rounds_on_the_last_rounds_network_and_resumes(
     assert more.returncode == 0 and "round 2:" in more.stdout, more.stderr
     assert "round 1:" not in more.stdout
     assert len(json.loads((folder / "rounds.json").read_text())) == 3
-    other = run([*EXIT, *smoke, "--rounds", "3", "--depth", "2"], tmp_path)
-    assert other.returncode == 2 and "(depth); use --fresh" in other.stderr, other.stderr
+    other = run([*EXIT, *smoke, "--rounds", "3", "--prior_weight", "1"], tmp_path)
+    assert other.returncode == 2 and "(prior_weight); use --fresh" in other.stderr, other.stderr
+
+
+def test_expert_iteration_can_guide_the_search_by_the_networks_value(tmp_path: Path) -> None:
+    args = ["--config", "configs/exit_smoke.yaml", "--guide", "value", "--depth", "1"]
+    proc = run([*EXIT, *args, "--round_search", "batchsearch:worlds=3"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    rounds = json.loads((tmp_path / "exit_smoke" / "rounds.json").read_text())
+    net0 = tmp_path / "exit_smoke" / "round0" / "best.zip"
+    assert rounds[1]["teacher"] == f"batchsearch:worlds=2,value={net0},depth=1"
+    assert rounds[0]["search"]["spec"] == f"batchsearch:worlds=3,value={net0},depth=1"
 
 
 @pytest.mark.parametrize(
@@ -144,7 +154,11 @@ def test_expert_iteration_runs_rounds_on_the_last_rounds_network_and_resumes(
         (["--rounds", "0"], "'rounds' must be at least 1"),
         (["--depth", "0"], "'depth' must be at least 1"),
         (["--round_opponents", "nobody"], "unknown agent"),
-        (["--no-value_head"], "'value_head' must be true"),
+        (["--guide", "value", "--no-value_head"], "'value_head' must be true with guide: value"),
+        (["--guide", "policy"], "'guide' must be one of prior, value"),
+        (["--round_search", "heuristic"], "must be a batchsearch spec"),
+        (["--imitation_targets", "choice"], "'imitation_targets' must be values"),
+        (["--prior_weight", "-1"], "'prior_weight' must be a number from 0"),
         (["--critic_state"], "critic_state: false"),
     ],
 )
