@@ -23,22 +23,33 @@ from agents.learned import CheckpointError
 from agents.registry import UnknownAgentError, is_checkpoint, make_agent
 from agents.sampler import sample_world
 from agents.search import WIN_BONUS
+from agents.value_network import ValueNetwork
+from allfives_env.core.actions import DRAW, PASS
 from allfives_env.core.game import Game
 from allfives_env.core.rules import Rules
 from allfives_env.core.view import PlayerView
+from allfives_env.envs.spaces import Encoding
 from tests.conftest import fake_checkpoint
 from tests.vector.test_load import positions
 from tests.vector_mirror import IDS, TABLES
 
 
 def core_values(
-    view: PlayerView, rng: random.Random, worlds: int, hoard: bool = False
+    view: PlayerView,
+    rng: random.Random,
+    worlds: int,
+    hoard: bool = False,
+    depth: int = 0,
+    net: ValueNetwork | None = None,
 ) -> list[float]:
     """The agent's values, computed in the core: each world (drawn from ``rng`` as the agent
     draws them) played out by the Python heuristic (with its ``hoard`` rule or not) from every
-    seat's own view."""
+    seat's own view; with a value ``net``, only until the searching seat is to choose for the
+    ``depth``-th time (a forced DRAW or PASS is not a choice), the network's value of the
+    seat's observation there added."""
     rules = view.rules
     sides = rules.num_sides
+    enc = Encoding(rules, False)
     heuristic = HeuristicAgent(hoard)
     totals = [0.0] * len(view.legal_actions)
     for _ in range(worlds):
@@ -47,15 +58,23 @@ def core_values(
         for j, action in enumerate(view.legal_actions):
             g = world.clone()
             g.apply(action)
+            turns, cut = 0, False
             while not g.is_hand_over:
                 seat = g.current_player
                 assert seat is not None
+                choice = g.legal_actions() not in ([DRAW], [PASS])
+                if net is not None and seat == view.seat and choice:
+                    turns += 1
+                    if cut := turns >= depth:
+                        break
                 g.apply(heuristic.act(g.view(seat), rng))
             gain = [g.scores[s] - view.scores[s] for s in range(sides)]
             value = gain[view.side] - (sum(gain) - gain[view.side]) / (sides - 1)
             if g.winners is not None:
                 bonus = WIN_BONUS * rules.target
                 value += bonus if view.side in g.winners else -bonus
+            if cut and net is not None:
+                value += float(net.values(enc.observe_view(g.view(view.seat))[None, :])[0])
             totals[j] += value
     return totals
 
@@ -128,6 +147,12 @@ def test_a_network_plays_the_rollouts(tmp_path: Path) -> None:
         ("batchsearch:sims=3", "unexpected keyword"),
         ("batchsearch:hoard=true,rollout=greedy", "needs rollout=heuristic"),
         ("batchsearch:hoard=2", "hoard must be true or false"),
+        ("batchsearch:value=net", "value must be a checkpoint path"),
+        ("batchsearch:depth=0", "depth must be"),
+        ("batchsearch:depth=1.5", "depth must be"),
+        ("batchsearch:prior=net", "prior must be a checkpoint path"),
+        ("batchsearch:prior_weight=-1", "prior_weight must be a number"),
+        ("batchsearch:prior_weight=true", "prior_weight must be a number"),
     ],
 )
 def test_bad_parameters_are_refused(spec: str, message: str) -> None:

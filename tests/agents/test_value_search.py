@@ -23,17 +23,14 @@ import pytest
 pytest.importorskip("numba")
 
 from agents.batch_search import BatchSearchAgent
-from agents.heuristic import HeuristicAgent
 from agents.learned import META_FILE, WEIGHTS_FILE, CheckpointError, PolicySpec
 from agents.registry import UnknownAgentError, make_agent
 from agents.sampler import sample_world
-from agents.search import WIN_BONUS
 from agents.value_network import VALUE_FILE, ValueNetwork, global_size, read_value
-from allfives_env.core.actions import DRAW, PASS
 from allfives_env.core.game import Game
 from allfives_env.core.rules import Rules
-from allfives_env.core.view import PlayerView
 from allfives_env.envs.spaces import Encoding
+from tests.agents.test_batch_search import core_values
 from tests.conftest import fake_checkpoint, random_mlp
 from tests.vector.test_load import positions
 
@@ -62,48 +59,6 @@ def value_checkpoint(path: Path, rules: Rules, net: ValueNetwork | None) -> Path
     return path
 
 
-def core_cut_values(
-    view: PlayerView, rng: random.Random, worlds: int, depth: int, net: ValueNetwork
-) -> list[float]:
-    """The agent's values computed in the core: each world played by the Python heuristic from
-    every seat's own view until the searching seat is to choose for the ``depth``-th time (a
-    forced DRAW or PASS is not a choice) or the hand ends; the worth so far plus, when cut, the
-    network's value of the seat's observation."""
-    rules = view.rules
-    sides = rules.num_sides
-    enc = Encoding(rules, False)
-    heuristic = HeuristicAgent()
-    totals = [0.0] * len(view.legal_actions)
-    for _ in range(worlds):
-        hands, bone = sample_world(view, rng)
-        world = Game.from_view(view, hands, bone)
-        for j, action in enumerate(view.legal_actions):
-            g = world.clone()
-            g.apply(action)
-            turns = 0
-            cut = False
-            while not g.is_hand_over:
-                seat = g.current_player
-                assert seat is not None
-                legal = g.legal_actions()
-                if legal not in ([DRAW], [PASS]) and seat == view.seat:
-                    turns += 1
-                    if turns >= depth:
-                        cut = True
-                        break
-                g.apply(heuristic.act(g.view(seat), rng))
-            gain = [g.scores[s] - view.scores[s] for s in range(sides)]
-            value = gain[view.side] - (sum(gain) - gain[view.side]) / (sides - 1)
-            if g.winners is not None:
-                bonus = WIN_BONUS * rules.target
-                value += bonus if view.side in g.winners else -bonus
-            if cut:
-                obs = enc.observe_view(g.view(view.seat))[None, :]
-                value += float(net.values(obs)[0])
-            totals[j] += value
-    return totals
-
-
 TABLES = [("pagat", 2, False), ("pagat", 4, True), ("five_up", 3, False)]
 
 
@@ -121,7 +76,7 @@ def test_cut_rollouts_are_the_core_rollouts_plus_the_value(
         assert seat is not None
         view = g.view(seat)
         got = agent.evaluate(view, random.Random(k))
-        want = core_cut_values(view, random.Random(k), 3, depth, net)
+        want = core_values(view, random.Random(k), 3, depth=depth, net=net)
         assert got == pytest.approx(want, rel=1e-4, abs=1e-3), (g.render(), view.legal_actions)
 
 
@@ -215,22 +170,6 @@ def test_checkpoints_without_a_value_or_for_other_rules_are_refused(tmp_path: Pa
     other = positions(Rules.preset("five_up", 2), 3, 1)[0]
     with pytest.raises(CheckpointError, match="trained for"):
         agent.act(other.view(other.current_player), random.Random(1))  # type: ignore[arg-type]
-
-
-@pytest.mark.parametrize(
-    "spec, message",
-    [
-        ("batchsearch:value=net", "value must be a checkpoint path"),
-        ("batchsearch:depth=0", "depth must be"),
-        ("batchsearch:depth=1.5", "depth must be"),
-        ("batchsearch:prior=net", "prior must be a checkpoint path"),
-        ("batchsearch:prior_weight=-1", "prior_weight must be a number"),
-        ("batchsearch:prior_weight=true", "prior_weight must be a number"),
-    ],
-)
-def test_bad_parameters_are_refused(spec: str, message: str) -> None:
-    with pytest.raises(UnknownAgentError, match=message):
-        make_agent(spec)
 
 
 def test_a_prior_adds_its_log_probabilities_to_the_mean_values(tmp_path: Path) -> None:

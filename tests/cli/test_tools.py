@@ -121,3 +121,26 @@ def test_action_regret_refuses_a_negative_max_moves(tmp_path: Path) -> None:
                  "--max-moves", "-1"], tmp_path)  # fmt: skip
     assert done.returncode == 2 and "--max-moves must be 0 or more" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_value_error_measures_a_value_network_and_refuses_bad_input(tmp_path: Path) -> None:
+    from allfives_env.core.rules import Rules
+    from tests.agents.test_value_search import random_value, value_checkpoint
+
+    rules = Rules.preset("pagat", 2)
+    path = value_checkpoint(tmp_path / "v.zip", rules, random_value(rules))
+    script = str(ROOT / "tools" / "value_error.py")
+    done = tool([sys.executable, script, str(path), "--positions", "4", "--reference",
+                 "batchsearch:worlds=4"], tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "| all | 4 |" in done.stdout
+    bare = value_checkpoint(tmp_path / "bare.zip", rules, None)
+    for args, message in (
+        ([str(bare)], "holds no value network"),
+        ([str(path), "--reference", "heuristic"], "a teacher of values must be"),
+        ([str(path), "--positions", "0"], "positions"),
+        ([str(path), "--max-moves", "-1"], "--max-moves must be 0 or more"),
+    ):
+        done = tool([sys.executable, script, *args], tmp_path)
+        assert done.returncode == 2 and message in done.stderr, (args, done.stderr)
+        assert "Traceback" not in done.stderr
