@@ -195,6 +195,33 @@ class BatchSearchAgent(ValueSearch):
             f"prior={self.prior!r}, prior_weight={self.prior_weight})"
         )
 
+    @property
+    def trained_for(self) -> Rules | None:
+        """The rules its networks (rollout, value, prior) were trained on; ``None``: it has
+        none, and plays any rules."""
+        if self._policy is not None:
+            return self._policy.spec.rules  # type: ignore[no-any-return]
+        if self._value_spec is not None:
+            return self._value_spec.rules  # type: ignore[no-any-return]
+        if self._prior is not None:
+            return self._prior.spec.rules  # type: ignore[no-any-return]
+        return None
+
+    def check_rules(self, rules: Rules) -> None:
+        """Refuse rules other than those its networks were trained on.
+
+        Raises:
+            CheckpointError: naming the network trained for other rules.
+        """
+        from agents.learned import check_trained_rules
+
+        if self._policy is not None:
+            self._policy.check_rules(rules)
+        if self._value_spec is not None:
+            check_trained_rules(self.value, self._value_spec.rules, rules)
+        if self._prior is not None:
+            self._prior.check_rules(rules)
+
     def rounds(self) -> int:
         """``worlds``: each value sums one rollout per world."""
         return self.worlds
@@ -205,12 +232,7 @@ class BatchSearchAgent(ValueSearch):
         if vg is None or vg.rules != rules or vg.num_games < rows:
             from allfives_env.vector.engine import VectorGame
 
-            if self._policy is not None:
-                self._policy.check_rules(rules)
-            if self._value_spec is not None:
-                from agents.learned import check_trained_rules
-
-                check_trained_rules(self.value, self._value_spec.rules, rules)
+            self.check_rules(rules)
             size = max(rows, vg.num_games if vg is not None and vg.rules == rules else 0)
             vg = VectorGame(
                 rules, size, episode="hand", forced_actions="auto",

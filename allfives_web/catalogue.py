@@ -50,10 +50,12 @@ def _entry(name: str, spec: str) -> Entry:
         agent = make_agent(spec)
     except (AgentError, ValueError, OSError) as e:
         raise CatalogueError(f"--agent {spec!r}: {e}") from None
-    trained = getattr(agent, "spec", None)
-    rules = getattr(trained, "rules", None)
+    rules = getattr(getattr(agent, "spec", None), "rules", None)  # a checkpoint's
+    checkpoint = isinstance(rules, Rules)
+    if not checkpoint:  # a search whose networks were trained for some rules
+        rules = getattr(agent, "trained_for", None)
     trained_for = rules if isinstance(rules, Rules) else None
-    kind = "built-in" if spec in BUILT_IN else "checkpoint" if trained_for else "added"
+    kind = "built-in" if spec in BUILT_IN else "checkpoint" if checkpoint else "added"
     return Entry(name, agent, kind, trained_for)
 
 

@@ -375,6 +375,21 @@ def test_checkpoints_are_offered_by_name_and_play_only_their_rules(tmp_path: Pat
         Catalogue(("greedy=heuristic",))
 
 
+def test_a_search_guided_by_a_network_is_offered_for_that_networks_rules_only(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "net.zip"
+    fake_checkpoint(path, Rules.preset("pagat", 2))
+    client = local(Settings(agents=(f"guided=batchsearch:worlds=2,prior={path}",)))
+    offered = {a["name"]: a for a in client.get("/api/options").json()["agents"]}
+    assert offered["guided"]["kind"] == "added" and str(path) not in json.dumps(offered)
+    assert offered["guided"]["rules"] == Rules.preset("pagat", 2).describe()
+    state = new_game(client, ["human", "guided"], seed=1)
+    assert state["names"] == ["human", "guided"]
+    r = client.post("/api/games", json={"seats": ["human", "guided"], "preset": "five_up"})
+    assert r.status_code == 422 and "trained for" in r.json()["error"]
+
+
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1), steps=st.integers(0, 80), players=st.sampled_from([2, 3, 4]))
 def test_a_seats_table_holds_nothing_it_cannot_see(seed: int, steps: int, players: int) -> None:
