@@ -118,6 +118,10 @@ SHORTER: list[tuple[str, str]] = [
     (r"^(python train_rllib\.py --config configs/(?!rllib_\w*smoke)\S+.*)$", rf"\1 {RLLIB_SMALL}"),
     (r"--matches \d+", "--matches 4"),
     (r"^(allfives benchmark .*)$", r"\1 --protocol allfives-bench/2-reduced"),
+    (
+        r"^python -m agents\.training\.exit --config configs/exit\.yaml$",
+        "python -m agents.training.exit --config configs/exit_smoke.yaml",
+    ),
     (r"^allfives speed vector$", "allfives speed vector --seconds 0.2 --repeat 1 --games 64"),
     (r"^python -m build$", "python -m build --no-isolation"),  # no download of setuptools
     (r"^(python tools/teacher_scaling\.py) .*$", r"\1 --positions 8 --spec batchsearch:worlds=2"),
