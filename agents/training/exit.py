@@ -54,9 +54,9 @@ from agents.training.run_folder import changed_fields, open_run_folder, write_co
 from agents.training.selfplay_config import Config
 
 PROG = "python -m agents.training.exit"
+"""How expert iteration names itself in its one-line errors."""
 GUIDES = ("prior", "value")
 """How a round's search uses the last round's network (``guide``)."""
-"""How expert iteration names itself in its one-line errors."""
 EVAL_SEED = 1_000_003
 """Added to the seed for the rounds' evaluation deals (apart from every training evaluation's)."""
 
