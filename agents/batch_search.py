@@ -39,11 +39,13 @@ from __future__ import annotations
 
 import functools
 import random
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from agents.inference import DEFAULT_MODEL, decisions, world_weights
+from agents.learned import check_trained_rules, load_learned
 from agents.sampler import sample_world
 from agents.search import WIN_BONUS, ValueSearch
 from allfives_env.core.game import Game
@@ -160,26 +162,26 @@ class BatchSearchAgent(ValueSearch):
         self.depth = depth
         self.prior = prior
         self.prior_weight = float(prior_weight)
-        self._prior: Any = None
-        if prior:
-            from agents.learned import load_learned
-
-            self._prior = load_learned(prior)
-        self._value_spec: Any = None
+        self.infer = float(infer)
+        self.hoard = hoard
+        self._trained: list[tuple[str, Rules]] = []
+        """Each network's name and the rules it was trained on (rollout, value, prior)."""
+        self._policy: Any = None
+        self._features: bool | str = False
+        if rollout.endswith(".zip"):
+            self._policy = load_learned(rollout)
+            self._features = self._policy.spec.action_features
+            self._trained.append((self._policy.name, self._policy.spec.rules))
         self._value_net: Any = None
         if value:
             from agents.value_network import read_value
 
-            self._value_spec, self._value_net = read_value(value)
-        self.infer = float(infer)
-        self.hoard = hoard
-        self._policy: Any = None
-        self._features: bool | str = False
-        if rollout.endswith(".zip"):
-            from agents.learned import load_learned
-
-            self._policy = load_learned(rollout)
-            self._features = self._policy.spec.action_features
+            value_spec, self._value_net = read_value(value)
+            self._trained.append((Path(value).stem, value_spec.rules))
+        self._prior: Any = None
+        if prior:
+            self._prior = load_learned(prior)
+            self._trained.append((self._prior.name, self._prior.spec.rules))
         self._vg: VectorGame | None = None
         # a move rolls out at least one candidate in every world: refuse what cannot fit
         from allfives_env.vector.engine import bytes_per_game
@@ -199,13 +201,7 @@ class BatchSearchAgent(ValueSearch):
     def trained_for(self) -> Rules | None:
         """The rules its networks (rollout, value, prior) were trained on; ``None``: it has
         none, and plays any rules."""
-        if self._policy is not None:
-            return self._policy.spec.rules  # type: ignore[no-any-return]
-        if self._value_spec is not None:
-            return self._value_spec.rules  # type: ignore[no-any-return]
-        if self._prior is not None:
-            return self._prior.spec.rules  # type: ignore[no-any-return]
-        return None
+        return self._trained[0][1] if self._trained else None
 
     def check_rules(self, rules: Rules) -> None:
         """Refuse rules other than those its networks were trained on.
@@ -213,14 +209,8 @@ class BatchSearchAgent(ValueSearch):
         Raises:
             CheckpointError: naming the network trained for other rules.
         """
-        from agents.learned import check_trained_rules
-
-        if self._policy is not None:
-            self._policy.check_rules(rules)
-        if self._value_spec is not None:
-            check_trained_rules(self.value, self._value_spec.rules, rules)
-        if self._prior is not None:
-            self._prior.check_rules(rules)
+        for name, trained in self._trained:
+            check_trained_rules(name, trained, rules)
 
     def rounds(self) -> int:
         """``worlds``: each value sums one rollout per world."""

@@ -89,6 +89,26 @@ def write_checkpoint(
     replace_whole(Path(path), buf.getvalue())
 
 
+def read_checkpoint_files(path: str | Path, *names: str) -> tuple[PolicySpec, dict[str, bytes]]:
+    """The spec of the checkpoint at ``path``, and those of the files ``names`` it holds, by
+    name (a file it lacks is left out).
+
+    Raises:
+        CheckpointError: if the file is missing, is not a zip file, or lacks or has a
+            malformed :data:`META_FILE`.
+    """
+    try:
+        with zipfile.ZipFile(path) as z:
+            held = set(z.namelist())
+            meta = json.loads(z.read(META_FILE))
+            files = {name: z.read(name) for name in names if name in held}
+    except FileNotFoundError:
+        raise CheckpointError(f"no checkpoint at {str(path)!r}") from None
+    except (zipfile.BadZipFile, KeyError, OSError, ValueError) as e:
+        raise CheckpointError(f"{str(path)!r} is not an allfives checkpoint: {e}") from None
+    return PolicySpec.from_json(meta), files
+
+
 def read_checkpoint(path: str | Path) -> tuple[PolicySpec, Policy]:
     """The spec and actor of a checkpoint.
 
@@ -97,15 +117,15 @@ def read_checkpoint(path: str | Path) -> tuple[PolicySpec, Policy]:
             or holds a network that does not fit its rules' observation and actions (an array
             of the wrong shape) or has NaN or infinite weights.
     """
+    spec, files = read_checkpoint_files(path, WEIGHTS_FILE)
     try:
-        with zipfile.ZipFile(path) as z:
-            meta = json.loads(z.read(META_FILE))
-            weights = policy_from_npz(z.read(WEIGHTS_FILE))
-    except FileNotFoundError:
-        raise CheckpointError(f"no checkpoint at {str(path)!r}") from None
-    except (zipfile.BadZipFile, KeyError, OSError, ValueError) as e:
+        weights = policy_from_npz(files[WEIGHTS_FILE])
+    except KeyError:
+        raise CheckpointError(
+            f"{str(path)!r} is not an allfives checkpoint: it holds no {WEIGHTS_FILE}"
+        ) from None
+    except ValueError as e:
         raise CheckpointError(f"{str(path)!r} is not an allfives checkpoint: {e}") from None
-    spec = PolicySpec.from_json(meta)
     enc = Encoding(spec.rules, spec.action_features)
     try:
         check_weights(weights, enc.obs_size, enc.num_actions)

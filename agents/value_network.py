@@ -16,8 +16,6 @@ output times :attr:`ValueNetwork.scale` is points. It sees nothing the seat cann
 from __future__ import annotations
 
 import io
-import json
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from agents.learned import META_FILE, CheckpointError, PolicySpec
+from agents.learned import CheckpointError, PolicySpec, read_checkpoint_files
 from allfives_env.envs.spaces import Encoding
 
 VALUE_FILE = "allfives_value.npz"
@@ -121,24 +119,12 @@ def read_value(path: str | Path) -> tuple[PolicySpec, ValueNetwork]:
         CheckpointError: if the file is missing or not a checkpoint, holds no value network
             (trained without ``value_head``), or one that does not fit its rules.
     """
+    spec, files = read_checkpoint_files(path, VALUE_FILE)
+    if VALUE_FILE not in files:
+        raise CheckpointError(
+            f"{str(path)!r} holds no value network (train it with value_head: true)"
+        )
     try:
-        with zipfile.ZipFile(path) as z:
-            names = set(z.namelist())
-            if VALUE_FILE not in names:
-                raise CheckpointError(
-                    f"{str(path)!r} holds no value network (train it with value_head: true)"
-                )
-            meta = z.read(META_FILE)
-            data = z.read(VALUE_FILE)
-    except FileNotFoundError:
-        raise CheckpointError(f"no checkpoint at {str(path)!r}") from None
-    except (zipfile.BadZipFile, KeyError, OSError) as e:
-        raise CheckpointError(f"{str(path)!r} is not an allfives checkpoint: {e}") from None
-    try:
-        spec = PolicySpec.from_json(json.loads(meta))
-    except ValueError as e:
-        raise CheckpointError(f"{str(path)!r}: {e}") from None
-    try:
-        return spec, ValueNetwork.from_npz(data, global_size(spec.rules))
+        return spec, ValueNetwork.from_npz(files[VALUE_FILE], global_size(spec.rules))
     except ValueError as e:
         raise CheckpointError(f"{str(path)!r} holds a broken value network: {e}") from None
