@@ -39,18 +39,24 @@ import dataclasses
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
 import tyro
+import yaml
 
 from agents.files import replace_whole
 from agents.training import config as train_config
 from agents.training.config import ConfigError, check_agent_specs, parse_command, raise_first
 from agents.training.entry import INTERRUPTS, Session, run_command
-from agents.training.run_folder import changed_fields, open_run_folder, write_config
+from agents.training.run_folder import (
+    WAY_OUT,
+    check_same_config,
+    open_run_folder,
+    write_config,
+)
 from agents.training.selfplay_config import Config
 
 PROG = "python -m agents.training.exit"
@@ -213,6 +219,22 @@ def table(rounds: list[dict[str, Any]], opponents: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
+def read_saved(path: Path, parse: Callable[[str], Any], kind: type) -> Any:
+    """What the ExIt folder's file ``path`` holds (``parse`` of its text), which must be a
+    ``kind``.
+
+    Raises:
+        ConfigError: if it cannot be read or parsed, or is not a ``kind``.
+    """
+    try:
+        data = parse(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as e:
+        raise ConfigError(f"{path} is damaged ({e}); {WAY_OUT}") from None
+    if not isinstance(data, kind):
+        raise ConfigError(f"{path} is damaged (not a {kind.__name__}); {WAY_OUT}")
+    return data
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run expert iteration as the command line says; return the exit status."""
     args = sys.argv[1:] if argv is None else argv
@@ -220,8 +242,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(session: Session, argv: Sequence[str]) -> int:
-    import yaml
-
     from agents.training import selfplay
 
     command = parse_args(argv)
@@ -234,17 +254,11 @@ def _run(session: Session, argv: Sequence[str]) -> int:
     with open_run_folder(folder, command.fresh):
         saved = folder / "config.yaml"
         if saved.exists():
-            before = yaml.safe_load(saved.read_text(encoding="utf-8"))
-            now = dataclasses.asdict(cfg)
-            changed = [k for k in changed_fields(before, now) if k != "rounds"]
-            if changed:
-                raise ConfigError(
-                    f"{folder} was started with another config ({', '.join(sorted(changed))}); "
-                    "use --fresh or another --name"
-                )
+            before = read_saved(saved, yaml.safe_load, dict)
+            check_same_config(folder, before, dataclasses.asdict(cfg), may_grow=("rounds",))
         write_config(folder, cfg)
         rounds: list[dict[str, Any]] = (
-            json.loads(report.read_text(encoding="utf-8")) if report.exists() else []
+            read_saved(report, json.loads, list) if report.exists() else []
         )
         for r in range(len(rounds), cfg.rounds):
             rcfg = round_config(cfg, runs, r)

@@ -16,7 +16,7 @@ import numpy as np
 
 from agents.training.config import ConfigError
 from agents.training.run import Run
-from agents.training.run_folder import changed_fields
+from agents.training.run_folder import WAY_OUT, check_same_config
 
 if TYPE_CHECKING:
     from agents.training.learner import Learner
@@ -107,7 +107,7 @@ def load_resume_point(run: Run, cfg: Config) -> dict[str, Any] | None:
     """
     if not run.state_file.exists():
         return None
-    way_out = "use --fresh to start it over, or another --name"
+    way_out = WAY_OUT
     try:
         with open(run.state_file, "rb") as f:
             saved: dict[str, Any] = pickle.load(f)
@@ -118,10 +118,7 @@ def load_resume_point(run: Run, cfg: Config) -> dict[str, Any] | None:
         raise ConfigError(f"{run.state_file} is damaged ({detail}); {way_out}") from None
     if not run.resume_file.is_file():
         raise ConfigError(f"{run.resume_file} is missing; {way_out}")
-    diff = changed_fields(config, dataclasses.asdict(cfg))
-    if diff:
-        changed = ", ".join(diff)
-        raise ConfigError(f"{run.dir} was started with a different config ({changed}); {way_out}")
+    check_same_config(run.dir, config, dataclasses.asdict(cfg))
     # a run ends a little past its total (whole rollouts): that is not a shorter total
     if cfg.total_timesteps < steps and cfg.total_timesteps < config.get("total_timesteps", steps):
         raise ConfigError(

@@ -24,7 +24,7 @@ import os
 import shutil
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -165,6 +165,26 @@ def changed_fields(saved: Mapping[str, Any], now: Mapping[str, Any]) -> list[str
     changed = [k for k, v in now.items() if k not in MAY_CHANGE and saved.get(k) != v]
     changed += [k for k, v in saved.items() if k in RETIRED and k not in now and v != RETIRED[k]]
     return sorted(changed)
+
+
+WAY_OUT = "use --fresh to start it over, or another --name"
+"""What a refused run folder's message ends with."""
+
+
+def check_same_config(
+    folder: Path, saved: Mapping[str, Any], now: Mapping[str, Any], may_grow: Iterable[str] = ()
+) -> None:
+    """Refuse to continue the run in ``folder``, started with the config ``saved``, under
+    ``now`` if a field differs (:func:`changed_fields`; ``may_grow``: more fields this run may
+    change).
+
+    Raises:
+        ConfigError: naming the changed fields and the way out.
+    """
+    diff = [k for k in changed_fields(saved, now) if k not in may_grow]
+    if diff:
+        changed = ", ".join(diff)
+        raise ConfigError(f"{folder} was started with a different config ({changed}); {WAY_OUT}")
 
 
 def write_config(folder: Path, cfg: Any) -> None:

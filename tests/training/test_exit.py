@@ -4,9 +4,11 @@ uses the previous round's network, resumes, and refuses bad configs in one line.
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -56,9 +58,10 @@ def test_a_value_head_run_saves_the_critic_that_learned_the_searchs_values(
     import torch as th
 
     from agents.learned import read_checkpoint
-    from agents.training.resume import seed_everything
-    from agents.training.selfplay_config import Config
+    from agents.numpy_networks import ScorerLayout
+    from agents.training.torch_networks import ScorerNet
     from agents.value_network import read_value
+    from allfives_env.envs.spaces import Encoding
 
     proc = run([sys.executable, "train.py", *VALUE_RUN], tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -66,23 +69,12 @@ def test_a_value_head_run_saves_the_critic_that_learned_the_searchs_values(
     read_checkpoint(tmp_path / "smoke" / "best.zip")  # the actor is there too
     assert net.scale == spec.rules.target
     # the critic the resume point holds computes what the saved value network computes
-    import io
-    import zipfile
-
-    from agents.numpy_networks import ScorerLayout
-    from agents.training.torch_networks import ScorerNet
-    from allfives_env.envs.spaces import Encoding
-
-    cfg = Config(actor_arch=[64, 64], critic_arch=[64, 64], context_dim=8, critic_state=False)
-    seed_everything(cfg)
     with zipfile.ZipFile(tmp_path / "smoke" / "resume.zip") as z:
         trainer = th.load(io.BytesIO(z.read("trainer.pt")), weights_only=False)
-    torch_net = ScorerNet(
-        ScorerLayout.of(Encoding(spec.rules, "outlook")), [64, 64], [64, 64], 8, 0
-    )
+    enc = Encoding(spec.rules, "outlook")
+    torch_net = ScorerNet(ScorerLayout.of(enc), [64, 64], [64, 64], 8, 0)
     torch_net.load_state_dict(trainer["net"])
-    x = np.random.default_rng(0).random((4, Encoding(spec.rules, "outlook").obs_size))
-    x = x.astype(np.float32)
+    x = np.random.default_rng(0).random((4, enc.obs_size)).astype(np.float32)
     with th.no_grad():
         want = torch_net.value(th.from_numpy(x)).numpy() * spec.rules.target
     saved = read_value(tmp_path / "smoke" / "latest.zip")[1]
@@ -169,3 +161,20 @@ def test_bad_expert_iteration_configs_are_one_line(
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2 and len(lines) == 1 and message in lines[0], proc.stderr
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [("config.yaml", "- a list\n"), ("config.yaml", "a: [\n"), ("rounds.json", "{")],
+)
+def test_a_damaged_exit_folder_is_one_line_naming_the_file(
+    tmp_path: Path, name: str, text: str
+) -> None:
+    folder = tmp_path / "exit_smoke"
+    folder.mkdir()
+    (folder / name).write_text(text)
+    proc = run([*EXIT, "--config", "configs/exit_smoke.yaml"], tmp_path, timeout=60)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1, proc.stderr
+    assert f"{name} is damaged" in lines[0] and "--fresh" in lines[0]
+    assert (folder / name).read_text() == text
