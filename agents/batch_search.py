@@ -23,6 +23,11 @@ What differs is where the rollouts run and who plays them:
   choice is made from that seat's own knowledge of the world (its hand and the public table),
   never from the other hands.
 
+With ``equity=true`` a rollout that ends the hand without ending the match is worth the match's
+value of the scores it leaves (:mod:`agents.equity`) instead of the hand's points: the chance
+of winning the match from them, times twice the win's worth, less the win's worth, so that a
+won match is worth what it is worth without it.
+
 With ``value=PATH`` a rollout stops at the searching seat's ``depth``-th turn after the candidate
 and adds a learned value of that position (:mod:`agents.value_network`), read from the seat's
 own observation of the world there.
@@ -44,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from agents.equity import equity_for
 from agents.inference import DEFAULT_MODEL, decisions, world_weights
 from agents.learned import check_trained_rules, load_learned
 from agents.sampler import sample_world
@@ -98,6 +104,11 @@ class BatchSearchAgent(ValueSearch):
         prior_weight: points per nat of the prior (at least 0; only with ``prior``). A network
             trained at ``imitation_temperature`` T holds ``log π(a) = value(a) / T`` plus a
             constant, so ``prior_weight`` T adds its values as they were learned.
+        equity: value each rollout that ends the hand, the match going on, by the chance of
+            winning the match from the scores it leaves (:mod:`agents.equity`): ``(2p - 1)``
+            times the won match's worth (:data:`agents.search.WIN_BONUS` times the target),
+            instead of the hand's points. Only for rules with a fitted equity
+            (:data:`agents.equity.EQUITIES`), and not with ``value``. Default off.
         hoard: the heuristic rollouts play its ``hoard`` rule (:mod:`agents.heuristic`):
             where the rules let a player draw while able (five_up), every seat draws while it
             can unless its placement is decisive, so a placement that leaves the boneyard to
@@ -109,7 +120,8 @@ class BatchSearchAgent(ValueSearch):
             unknown ``rollout``, an ``infer`` that is not a number from 0 to 1e6, or a
             ``hoard`` that is not a bool or comes with other rollouts than the heuristic, a
             ``value`` or ``prior`` that is not a checkpoint path, a ``depth`` below 1 or a
-            ``prior_weight`` that is not a number from 0 to 1e6.
+            ``prior_weight`` that is not a number from 0 to 1e6, an ``equity`` that is not a
+            bool or comes with ``value``.
         CheckpointError: for a rollout or value checkpoint that cannot be read, or that holds
             no value network.
     """
@@ -126,6 +138,7 @@ class BatchSearchAgent(ValueSearch):
         depth: int = 1,
         prior: str = "",
         prior_weight: float = 2.0,
+        equity: bool = False,
     ):
         if not isinstance(hoard, bool):
             raise ValueError(f"hoard must be true or false, not {hoard!r}")
@@ -133,6 +146,10 @@ class BatchSearchAgent(ValueSearch):
             raise ValueError(
                 f"hoard is the heuristic's rule: it needs rollout=heuristic, not {rollout!r}"
             )
+        if not isinstance(equity, bool):
+            raise ValueError(f"equity must be true or false, not {equity!r}")
+        if equity and value:
+            raise ValueError("equity values a hand's end; a value network cuts the hand short")
         if type(worlds) is not int or worlds < 1:
             raise ValueError(f"worlds must be an int of at least 1, not {worlds!r}")
         if isinstance(infer, bool) or not isinstance(infer, int | float) or not 0 <= infer < 1e6:
@@ -164,6 +181,7 @@ class BatchSearchAgent(ValueSearch):
         self.prior_weight = float(prior_weight)
         self.infer = float(infer)
         self.hoard = hoard
+        self.equity = equity
         self._trained: list[tuple[str, Rules]] = []
         """Each network's name and the rules it was trained on (rollout, value, prior)."""
         self._policy: Any = None
@@ -194,7 +212,7 @@ class BatchSearchAgent(ValueSearch):
         return (
             f"BatchSearchAgent(worlds={self.worlds}, rollout={self.rollout!r}, infer={self.infer}, "
             f"hoard={self.hoard}, value={self.value!r}, depth={self.depth}, "
-            f"prior={self.prior!r}, prior_weight={self.prior_weight})"
+            f"prior={self.prior!r}, prior_weight={self.prior_weight}, equity={self.equity})"
         )
 
     @property
@@ -204,13 +222,17 @@ class BatchSearchAgent(ValueSearch):
         return self._trained[0][1] if self._trained else None
 
     def check_rules(self, rules: Rules) -> None:
-        """Refuse rules other than those its networks were trained on.
+        """Refuse rules other than those its networks were trained on, and (``equity``) rules
+        with no fitted equity.
 
         Raises:
             CheckpointError: naming the network trained for other rules.
+            AgentError: for rules with no fitted equity.
         """
         for name, trained in self._trained:
             check_trained_rules(name, trained, rules)
+        if self.equity:
+            equity_for(rules)
 
     def rounds(self) -> int:
         """``worlds``: each value sums one rollout per world."""
@@ -315,7 +337,13 @@ class BatchSearchAgent(ValueSearch):
         winners = vg.winners[:rows, :sides]
         over = winners.any(axis=1)
         bonus = WIN_BONUS * rules.target
-        value += np.where(over, np.where(winners[:, side], bonus, -bonus), 0.0)
+        won = np.where(winners[:, side], bonus, -bonus)
+        if self.equity:  # the match's value of the scores the hand leaves
+            end = vg.scores[:rows, :sides]
+            p = equity_for(rules).win_probability(end[:, side], end[:, 1 - side], rules.target)
+            value = np.where(over, won, bonus * (2.0 * p - 1.0))
+        else:
+            value += np.where(over, won, 0.0)
         if cut and stopped.any():  # the rest of the hand, as the value network sees it
             at = np.flatnonzero(stopped)
             obs = vg.observe_games(at, np.full(at.size, seat, np.int64))

@@ -18,6 +18,7 @@ import pytest
 pytest.importorskip("numba")
 
 from agents.batch_search import BatchSearchAgent
+from agents.equity import MatchEquity
 from agents.heuristic import HeuristicAgent
 from agents.learned import CheckpointError
 from agents.registry import UnknownAgentError, is_checkpoint, make_agent
@@ -41,12 +42,14 @@ def core_values(
     hoard: bool = False,
     depth: int = 0,
     net: ValueNetwork | None = None,
+    equity: MatchEquity | None = None,
 ) -> list[float]:
     """The agent's values, computed in the core: each world (drawn from ``rng`` as the agent
     draws them) played out by the Python heuristic (with its ``hoard`` rule or not) from every
     seat's own view; with a value ``net``, only until the searching seat is to choose for the
     ``depth``-th time (a forced DRAW or PASS is not a choice), the network's value of the
-    seat's observation there added."""
+    seat's observation there added; with an ``equity``, a hand's end that leaves the match
+    going worth ``(2p - 1)`` times the won match's worth instead of its points."""
     rules = view.rules
     sides = rules.num_sides
     enc = Encoding(rules, False)
@@ -70,9 +73,14 @@ def core_values(
                 g.apply(heuristic.act(g.view(seat), rng))
             gain = [g.scores[s] - view.scores[s] for s in range(sides)]
             value = gain[view.side] - (sum(gain) - gain[view.side]) / (sides - 1)
+            bonus = WIN_BONUS * rules.target
             if g.winners is not None:
-                bonus = WIN_BONUS * rules.target
                 value += bonus if view.side in g.winners else -bonus
+            if equity is not None:  # the match's worth of where the hand ends, not its points
+                own, other = g.scores[view.side], g.scores[1 - view.side]
+                p = equity.win_probability(own, other, rules.target)
+                won = g.winners is not None and view.side in g.winners
+                value = bonus if won else -bonus if g.winners else bonus * (2 * float(p) - 1)
             if cut and net is not None:
                 value += float(net.values(enc.observe_view(g.view(view.seat))[None, :])[0])
             totals[j] += value
@@ -153,6 +161,8 @@ def test_a_network_plays_the_rollouts(tmp_path: Path) -> None:
         ("batchsearch:prior=net", "prior must be a checkpoint path"),
         ("batchsearch:prior_weight=-1", "prior_weight must be a number"),
         ("batchsearch:prior_weight=true", "prior_weight must be a number"),
+        ("batchsearch:equity=1", "equity must be true or false"),
+        ("batchsearch:equity=true,value=net.zip", "a value network cuts the hand short"),
     ],
 )
 def test_bad_parameters_are_refused(spec: str, message: str) -> None:

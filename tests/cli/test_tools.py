@@ -144,3 +144,18 @@ def test_value_error_measures_a_value_network_and_refuses_bad_input(tmp_path: Pa
         done = tool([sys.executable, script, *args], tmp_path)
         assert done.returncode == 2 and message in done.stderr, (args, done.stderr)
         assert "Traceback" not in done.stderr
+
+
+def test_fit_equity_fits_and_refuses_bad_input(tmp_path: Path) -> None:
+    script = str(ROOT / "tools" / "fit_equity.py")
+    done = tool([sys.executable, script, "--matches", "300", "--seed", "1"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "fit: MatchEquity(" in done.stdout and "| 0.9–1.0 |" in done.stdout
+    for args, message in (
+        (["--preset", "five_up", "--players", "3"], "needs two sides, not 3"),
+        (["--matches", "0"], "matches must be"),
+        (["--preset", "nope"], "unknown preset"),
+    ):
+        done = tool([sys.executable, script, *args], tmp_path)
+        assert done.returncode == 2 and message in done.stderr, (args, done.stderr)
+        assert "Traceback" not in done.stderr
