@@ -390,6 +390,14 @@ def test_a_search_guided_by_a_network_is_offered_for_that_networks_rules_only(
     assert r.status_code == 422 and "trained for" in r.json()["error"]
 
 
+def test_a_search_playing_for_the_match_is_refused_where_no_equity_is_fitted() -> None:
+    client = local(Settings(agents=("strongest=batchsearch:worlds=2,infer=1,equity=true",)))
+    state = new_game(client, ["human", "strongest"], seed=1)
+    assert state["names"] == ["human", "strongest"]
+    r = client.post("/api/games", json={"seats": ["human", "strongest"], "preset": "five_up"})
+    assert r.status_code == 422 and "no match equity is fitted" in r.json()["error"]
+
+
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1), steps=st.integers(0, 80), players=st.sampled_from([2, 3, 4]))
 def test_a_seats_table_holds_nothing_it_cannot_see(seed: int, steps: int, players: int) -> None:
