@@ -15,7 +15,7 @@ from agents.errors import AgentError
 from agents.registry import is_checkpoint, is_kind_spec, make_agent
 from allfives_env.core.rules import Rules
 
-BUILT_IN = ("random", "greedy", "heuristic", "search:sims=100", "batchsearch:worlds=512")
+BUILT_IN = ("random", "greedy", "heuristic", "search:sims=100", "batchsearch:worlds=512,infer=1")
 """Agents every server offers."""
 
 HUMAN = "human"
