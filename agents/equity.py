@@ -83,6 +83,22 @@ def equity_for(rules: Rules) -> MatchEquity:
     )
 
 
+def check_two_sides(rules: Rules) -> None:
+    """Refuse rules that a :class:`MatchEquity` cannot model.
+
+    Raises:
+        AgentError: for rules with other than two sides.
+    """
+    if rules.num_sides != 2:
+        raise AgentError(f"a match equity needs two sides, not {rules.num_sides}")
+
+
+def log_likelihood(equity: MatchEquity, own: F64, other: F64, won: F64, target: float) -> float:
+    """The mean log likelihood per sample of ``equity`` on the samples (:func:`hand_ends`)."""
+    p = np.clip(equity.win_probability(own, other, target), 1e-12, 1 - 1e-12)
+    return float(np.mean(won * np.log(p) + (1 - won) * np.log(1 - p)))
+
+
 def hand_ends(rules: Rules, matches: int, seed: int) -> tuple[F64, F64, F64]:
     """Samples for a fit: ``matches`` seeded matches of the compiled heuristic against itself
     on the batched engine. Returns ``(own, other, won)``: at every hand's end that left the
@@ -96,8 +112,7 @@ def hand_ends(rules: Rules, matches: int, seed: int) -> tuple[F64, F64, F64]:
     from allfives_env.vector.engine import VectorGame, policy_rng
     from allfives_env.vector.state import LIVE
 
-    if rules.num_sides != 2:
-        raise AgentError(f"a match equity needs two sides, not {rules.num_sides}")
+    check_two_sides(rules)
     vg = VectorGame(rules, matches, episode="match", forced_actions="auto")
     vg.reset(np.random.SeedSequence(seed).generate_state(matches, np.uint64))
     policy = HeuristicAgent()
@@ -149,8 +164,7 @@ def fit(
                 a += grad / hess
                 if abs(grad / hess) < 1e-10:
                     break
-            p = np.clip(1.0 / (1.0 + np.exp(-a * x)), 1e-12, 1 - 1e-12)
-            ll = float(np.mean(won * np.log(p) + (1 - won) * np.log(1 - p)))
+            ll = log_likelihood(MatchEquity(a, offset, power), own, other, won, target)
             if ll > best[0]:
                 best = (ll, MatchEquity(round(a, 4), offset, power))
     return best[1], best[0]

@@ -28,7 +28,7 @@ def main() -> None:
     args = p.parse_args()
     import numpy as np
 
-    from agents.equity import equity_for, fit, hand_ends
+    from agents.equity import check_two_sides, equity_for, fit, hand_ends, log_likelihood
     from agents.errors import AgentError
     from agents.eval.tournament import check_run
     from allfives_env.core.errors import AllFivesError
@@ -38,8 +38,7 @@ def main() -> None:
         extra = {} if args.partnerships is None else {"partnerships": args.partnerships}
         rules = Rules.preset(args.preset, args.players, **extra)
         check_run(args.matches, 1, "matches")
-        if rules.num_sides != 2:
-            raise AgentError(f"a match equity needs two sides, not {rules.num_sides}")
+        check_two_sides(rules)
     except (AllFivesError, AgentError) as e:
         p.error(str(e))
     t0 = time.perf_counter()
@@ -57,8 +56,7 @@ def main() -> None:
     except AgentError:
         print("in use: none")
     else:
-        q = np.clip(used.win_probability(own, other, rules.target), 1e-12, 1 - 1e-12)
-        mean = float(np.mean(won * np.log(q) + (1 - won) * np.log(1 - q)))
+        mean = log_likelihood(used, own, other, won, rules.target)
         print(f"in use: {used}, mean log likelihood {mean:.4f}")
     pred = equity.win_probability(own, other, rules.target)
     print()

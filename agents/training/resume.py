@@ -107,7 +107,6 @@ def load_resume_point(run: Run, cfg: Config) -> dict[str, Any] | None:
     """
     if not run.state_file.exists():
         return None
-    way_out = WAY_OUT
     try:
         with open(run.state_file, "rb") as f:
             saved: dict[str, Any] = pickle.load(f)
@@ -115,15 +114,15 @@ def load_resume_point(run: Run, cfg: Config) -> dict[str, Any] | None:
         config = dict(saved["config"])
     except (OSError, EOFError, pickle.UnpicklingError, KeyError, TypeError, ValueError) as e:
         detail = str(e) or type(e).__name__
-        raise ConfigError(f"{run.state_file} is damaged ({detail}); {way_out}") from None
+        raise ConfigError(f"{run.state_file} is damaged ({detail}); {WAY_OUT}") from None
     if not run.resume_file.is_file():
-        raise ConfigError(f"{run.resume_file} is missing; {way_out}")
+        raise ConfigError(f"{run.resume_file} is missing; {WAY_OUT}")
     check_same_config(run.dir, config, dataclasses.asdict(cfg))
     # a run ends a little past its total (whole rollouts): that is not a shorter total
     if cfg.total_timesteps < steps and cfg.total_timesteps < config.get("total_timesteps", steps):
         raise ConfigError(
             f"{run.dir} has already trained {steps:,} steps, more than total_timesteps "
-            f"{cfg.total_timesteps:,}; {way_out}"
+            f"{cfg.total_timesteps:,}; {WAY_OUT}"
         )
     imitated = int(saved.get("imitated", 0))
     if cfg.imitation_refit_epochs > 0 and imitated < cfg.imitation_samples:
@@ -132,7 +131,7 @@ def load_resume_point(run: Run, cfg: Config) -> dict[str, Any] | None:
         if lost:
             raise ConfigError(
                 f"{run.positions_dir} lacks {len(lost)} of the {len(files)} rollouts' positions "
-                f"the refit learns from (first: {lost[0].name}); {way_out}"
+                f"the refit learns from (first: {lost[0].name}); {WAY_OUT}"
             )
     return saved
 
