@@ -15,8 +15,17 @@ from agents.errors import AgentError
 from agents.registry import is_checkpoint, is_kind_spec, make_agent
 from allfives_env.core.rules import Rules
 
-BUILT_IN = ("random", "greedy", "heuristic", "search:sims=100", "batchsearch:worlds=512,infer=1")
-"""Agents every server offers."""
+BUILT_IN = (
+    "random",
+    "greedy",
+    "heuristic",
+    "search:sims=100",
+    "batchsearch:worlds=512,infer=1",
+    "batchsearch:worlds=896,infer=1,equity=true",
+)
+"""Agents every server offers. The last is the strongest agent at up to 100 ms a move; it plays
+the rules with a fitted match equity only (``pagat`` in 2 players and 4-player partnerships),
+and a game of other rules that seats it is refused (422)."""
 
 HUMAN = "human"
 """The seat name of the person at the page."""
