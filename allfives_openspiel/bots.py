@@ -10,13 +10,16 @@ returns into the game's action id.
 
 from __future__ import annotations
 
+import operator
 import random
 from typing import Any
 
 import pyspiel
 
 from agents.registry import make_agent
+from allfives_env.core.errors import ArgumentError
 from allfives_env.core.player import Agent
+from allfives_env.core.seeds import check_seed
 
 
 class AgentBot(pyspiel.Bot):  # type: ignore[misc]
@@ -30,13 +33,23 @@ class AgentBot(pyspiel.Bot):  # type: ignore[misc]
 
     Raises:
         agents.errors.AgentError: for a spec the registry refuses.
+        ArgumentError: for a ``player_id`` that is no seat (an int from 0 to 3, NumPy ints
+            too), or a seed that is not an int from 0 to 2**64 - 1
+            (:func:`allfives_env.core.seeds.check_seed`).
     """
 
     def __init__(self, player_id: int, agent: str | Agent, seed: int = 0):
         pyspiel.Bot.__init__(self)
-        self.seat = player_id
+        try:
+            seat = -1 if isinstance(player_id, bool) else operator.index(player_id)
+        except TypeError:
+            seat = -1
+        if not 0 <= seat < 4:
+            raise ArgumentError(f"player_id must be a seat from 0 to 3, not {player_id!r}")
+        checked = check_seed(seed)
+        self.seat = seat
         self.agent: Agent = make_agent(agent) if isinstance(agent, str) else agent
-        self.rng = random.Random(seed)
+        self.rng = random.Random(checked)
 
     def player_id(self) -> int:
         """The seat the bot plays."""

@@ -134,7 +134,13 @@ class AllFivesObserver:
     # ------------------------------------------------------------------ tensor
 
     def set_from(self, state: AllFivesState, player: int) -> None:
-        """Fill :attr:`tensor` with what ``player`` sees of ``state``."""
+        """Fill :attr:`tensor` with what ``player`` sees of ``state``.
+
+        Raises:
+            pyspiel.SpielError: if ``player`` is not one of the game's seats (the tensor is
+                left as it was).
+        """
+        player = state.check_seat(player)
         self.tensor.fill(0.0)
         d = self.dict
         g = state.engine
@@ -208,7 +214,12 @@ class AllFivesObserver:
     # ------------------------------------------------------------------ strings
 
     def string_from(self, state: AllFivesState, player: int) -> str:
-        """What ``player`` sees of ``state`` as text; with perfect recall, with its history."""
+        """What ``player`` sees of ``state`` as text; with perfect recall, with its history.
+
+        Raises:
+            pyspiel.SpielError: if ``player`` is not one of the game's seats.
+        """
+        player = state.check_seat(player)
         g = state.engine
         parts = [f"seat {player}"]
         if self.public:

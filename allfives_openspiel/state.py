@@ -10,6 +10,7 @@ the game's :class:`Table`, :class:`Seen`).
 
 from __future__ import annotations
 
+import numbers
 import operator
 import random
 from collections.abc import Sequence
@@ -260,6 +261,14 @@ class AllFivesState(pyspiel.State):  # type: ignore[misc]
     # ------------------------------------------------------------------ moves
 
     def _apply_action(self, action: int) -> None:
+        """pyspiel's ``apply_action``: a seat's move, or chance's outcome at a chance node.
+
+        Raises:
+            pyspiel.SpielError: for an action that is not legal here: any at a terminal
+                state, a seat's action that is not in its legal actions, an outcome chance
+                cannot bring (a tile dealt or drawn already, a seat outside the lot); the
+                state is unchanged.
+        """
         to_act = self.to_act
         if to_act >= 0:  # a seat's move (the hot path: kept flat)
             legal = self.legal if self.legal is not None else self._legal_actions(to_act)
@@ -279,6 +288,10 @@ class AllFivesState(pyspiel.State):  # type: ignore[misc]
                 self._scored(result)
             seat = g.current_player
             self.to_act = seat if seat is not None else self._whose_turn()
+        elif to_act == TERMINAL:
+            raise pyspiel.SpielError(
+                f"apply_action({action}) at a terminal state: the episode is over"
+            )
         elif self.dealt is not None and not self.lot:
             self._deal(action)
         elif self.lot:
@@ -305,6 +318,8 @@ class AllFivesState(pyspiel.State):  # type: ignore[misc]
             seat = g.current_player
             self.to_act = seat if seat is not None else self._whose_turn()
         else:  # the first tile of the next hand
+            if not 0 <= action < NUM_TILES:
+                raise pyspiel.SpielError(f"tile {action} is not left to deal")
             self.dealt = [[] for _ in self.table.sides]
             self.pool = list(range(NUM_TILES))
             self.deal_seat = 0
@@ -399,16 +414,46 @@ class AllFivesState(pyspiel.State):  # type: ignore[misc]
             return (0,) * self.table.num_sides
         return self.engine.scores
 
+    def check_seat(self, seat: object) -> int:
+        """``seat`` as one of the game's seats (NumPy integers too).
+
+        Raises:
+            pyspiel.SpielError: for anything else (a negative seat does not count from the end).
+        """
+        n = len(self.table.sides)
+        try:
+            s = -1 if isinstance(seat, bool) else operator.index(seat)  # type: ignore[arg-type]
+        except TypeError:
+            s = -1
+        if not 0 <= s < n:
+            raise pyspiel.SpielError(f"no seat {seat!r} in a {n}-player game")
+        return s
+
     def private_history(self, seat: int) -> tuple[Private, ...]:
-        """``seat``'s private history over the episode, in order (:data:`Private`)."""
+        """``seat``'s private history over the episode, in order (:data:`Private`).
+
+        Raises:
+            pyspiel.SpielError: if ``seat`` is not one of the game's.
+        """
+        seat = self.check_seat(seat)
         return (*self.seen.private[seat], *_drew(self.seen.hands, self.draws, seat))
 
     def drew(self, seat: int) -> list[int]:
-        """The tiles ``seat`` drew this hand, in order."""
+        """The tiles ``seat`` drew this hand, in order.
+
+        Raises:
+            pyspiel.SpielError: if ``seat`` is not one of the game's.
+        """
+        seat = self.check_seat(seat)
         return [code & 31 for code in self.draws if code >> 5 == seat]
 
     def view(self, player: int) -> PlayerView | None:
-        """``player``'s view of the engine, once a hand has been dealt."""
+        """``player``'s view of the engine, once a hand has been dealt.
+
+        Raises:
+            pyspiel.SpielError: if ``player`` is not one of the game's seats.
+        """
+        player = self.check_seat(player)
         return None if self.engine is None else self.engine.view(player)
 
     # ------------------------------------------------------------------ resampling
@@ -431,17 +476,22 @@ class AllFivesState(pyspiel.State):  # type: ignore[misc]
         could not replay one), for search, not for serialization.
 
         Raises:
-            pyspiel.SpielError: if ``player_id`` is not a seat.
+            pyspiel.SpielError: if ``player_id`` is not a seat, or ``probability_sampler``
+                returns anything but a float in ``[0, 1)``.
         """
         n = len(self.table.sides)
-        try:
-            seat = -1 if isinstance(player_id, bool) else operator.index(player_id)
-        except TypeError:
-            seat = -1
-        if not 0 <= seat < n:
-            raise pyspiel.SpielError(f"no seat {player_id!r} in a {n}-player game")
-        player_id = seat
-        rng = random.Random(int(float(probability_sampler()) * 2**52))
+        player_id = self.check_seat(player_id)
+        drawn = probability_sampler()
+        u = (
+            float(drawn)
+            if isinstance(drawn, numbers.Real) and not isinstance(drawn, bool)
+            else -1.0
+        )
+        if not 0.0 <= u < 1.0:  # (NaN fails too)
+            raise pyspiel.SpielError(
+                f"probability_sampler() must return a float in [0, 1), not {drawn!r}"
+            )
+        rng = random.Random(int(u * 2**52))
         world = AllFivesState(self.get_game())
         world.lot, world.drawing, world.to_act = self.lot, self.drawing, self.to_act
         world.draws = Ints(code for code in self.draws if code >> 5 == player_id)
@@ -489,13 +539,28 @@ class AllFivesState(pyspiel.State):  # type: ignore[misc]
     # ------------------------------------------------------------------ text
 
     def _action_to_string(self, player: int, action: int) -> str:
+        """pyspiel's ``action_to_string``: a seat's action in the project's notation, or a
+        chance outcome (a tile dealt or drawn, a seat the lot picks).
+
+        Raises:
+            pyspiel.SpielError: for an id that is no action of the game (a tile id outside
+                0-27 at a chance node), rather than the text of another.
+        """
         if player == CHANCE:
             if self.lot:
+                if not 0 <= action < len(self.table.sides):
+                    raise pyspiel.SpielError(f"no seat {action} to draw by lot")
                 return f"lot: seat {action}"
+            if not 0 <= action < NUM_TILES:
+                raise pyspiel.SpielError(f"chance outcome {action} is not a tile (0-27)")
             if self.drawing:
                 seat = self.engine.current_player if self.engine is not None else "?"
                 return f"seat {seat} draws {TILES[action]}"
             return f"deal {TILES[action]} to seat {self.deal_seat if self.dealt else 0}"
+        if not 0 <= action < self.encoding.num_actions:
+            raise pyspiel.SpielError(
+                f"action {action} is not an action id (0-{self.encoding.num_actions - 1})"
+            )
         return self.encoding.action_name(action)
 
     def __str__(self) -> str:

@@ -32,12 +32,13 @@ Routes (every error is JSON ``{"error": "..."}`` with a 4xx status, and changes 
 ``POST /api/replays``
     Open a game record (the request body is the record's JSON) for replaying.
 
-Bounds: request bodies are JSON (415) of at most ``max_body`` bytes, counted as they arrive
-(413); requests must name this server as their host and come from its own page, not another
-site's (:mod:`allfives_web.guard`: 400, 403); at most ``max_games`` games live at once (429), and
-``per_client`` of one client (its next one closes its least recently used); a game idle for
-``idle_seconds`` expires; ids are random and unguessable; nothing in a request names a path on
-the server. An error of the server's own is a JSON 500, logged.
+Bounds: request bodies are JSON (415), read strictly (422 for a key given twice in an object,
+``NaN`` or ``Infinity``: :mod:`allfives_web.bodies`), of at most ``max_body`` bytes, counted
+as they arrive (413); requests must name this server as their host and come from its own page,
+not another site's (:mod:`allfives_web.guard`: 400, 403); at most ``max_games`` games live at
+once (429), and ``per_client`` of one client (its next one closes its least recently used); a
+game idle for ``idle_seconds`` expires; ids are random and unguessable; nothing in a request
+names a path on the server. An error of the server's own is a JSON 500, logged.
 
 What a person is sent holds only what their seat may know (:mod:`allfives_web.sessions`).
 """
@@ -63,6 +64,7 @@ from agents.errors import AgentError
 from allfives_env.core.errors import AllFivesError, RecordError, shorten
 from allfives_env.core.records import decode_json
 from allfives_env.core.rules import PRESETS, Rules
+from allfives_web.bodies import StrictJSONRoute
 from allfives_web.catalogue import HUMAN, Catalogue
 from allfives_web.guard import RequestGuard, error_response
 from allfives_web.sessions import (
@@ -150,6 +152,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     catalogue = Catalogue(settings.agents)
     store = SessionStore(settings.max_games, settings.idle_seconds, per_client=settings.per_client)
     app = FastAPI(title="allfives", docs_url=None, redoc_url=None, openapi_url=None)
+    app.router.route_class = StrictJSONRoute  # every route below reads its body strictly
     app.state.store = store
     app.state.catalogue = catalogue
     app.add_middleware(

@@ -43,6 +43,7 @@ from allfives_env.core.layout import Layout
 from allfives_env.core.render import describe_game, render_game
 from allfives_env.core.rules import Rules
 from allfives_env.core.scoring import admitted, count_points, hand_award, reaches_target
+from allfives_env.core.seeds import check_seed
 from allfives_env.core.tiles import (
     ALL_TILES_MASK,
     HIGH,
@@ -924,5 +925,13 @@ class Game:
 def new_game(
     preset: str = "pagat", num_players: int = 2, seed: int | None = None, **overrides: object
 ) -> Game:
-    """A match under ``Rules.preset(preset, num_players, **overrides)`` dealt from ``seed``."""
-    return Game(Rules.preset(preset, num_players, **overrides), random.Random(seed))
+    """A match under ``Rules.preset(preset, num_players, **overrides)`` dealt from ``seed``
+    (``None``: fresh entropy).
+
+    Raises:
+        ArgumentError: for a seed that is not an int from 0 to 2**64 - 1
+            (:func:`allfives_env.core.seeds.check_seed`).
+        RulesError: for an unknown preset, player count or override.
+    """
+    checked = None if seed is None else check_seed(seed)
+    return Game(Rules.preset(preset, num_players, **overrides), random.Random(checked))

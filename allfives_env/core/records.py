@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from allfives_env.core import strict_json
 from allfives_env.core.actions import DRAW_ID, Action
 from allfives_env.core.deal import Deal
 from allfives_env.core.errors import (
@@ -46,6 +47,12 @@ without it began at 0, as every record before it did)."""
 
 _RULES_KEYS = ("preset", "num_players", "partnerships")
 _OMITTED = object()
+_OWN_KEYS = ("format", "rules", "hands", START_SCORES)
+"""The top-level keys a record's own fields take (never an extra's)."""
+NAMED_EXTRAS = ("players", "seed", "human_seat", "date", "source")
+"""The extra keys this project writes (``allfives play --save``, ``allfives demo``, the web
+page's download): where a record holds one, it is checked (:func:`check_extra`); any other
+extra key is kept as it is, unread."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +227,45 @@ def _parse_start(obj: dict[str, Any], rules: Rules) -> tuple[float, ...] | None:
     return tuple(scores)
 
 
+def check_extra(extra: dict[str, Any], rules: Rules) -> None:
+    """Check the extra keys this project writes, where ``extra`` holds them: ``players``, one
+    name (a string) per seat; ``seed``, the whole number the match was seeded with (as
+    ``allfives play --seed`` took it); ``human_seat``, a seat; ``date`` and ``source``, strings.
+
+    Raises:
+        RecordError: naming the field, for a value of another type or length, or a seat out
+            of range.
+    """
+    n = rules.num_players
+    if "players" in extra:
+        names = extra["players"]
+        if (
+            not isinstance(names, list | tuple)  # a list in JSON; a tuple given in Python
+            or len(names) != n
+            or not all(isinstance(x, str) for x in names)
+        ):
+            raise RecordError(
+                f"must be a list of {n} names (strings), one per seat, not {names!r}",
+                field="players",
+            )
+    if "seed" in extra and not _is_int(extra["seed"]):
+        raise RecordError(f"must be a whole number, not {extra['seed']!r}", field="seed")
+    if "human_seat" in extra:
+        seat = extra["human_seat"]
+        if not _is_int(seat) or not 0 <= seat < n:
+            raise RecordError(f"must be a seat 0-{n - 1}, not {seat!r}", field="human_seat")
+    for key in ("date", "source"):
+        if key in extra and not isinstance(extra[key], str):
+            raise RecordError(f"must be a string, not {extra[key]!r}", field=key)
+
+
+def _parse_extra(obj: dict[str, Any], rules: Rules) -> dict[str, Any]:
+    """The record's extra keys (all but its own), checked by :func:`check_extra`."""
+    extra = {k: v for k, v in obj.items() if k not in _OWN_KEYS}
+    check_extra(extra, rules)
+    return extra
+
+
 def _parse_header(obj: object) -> tuple[Rules, list[Any]]:
     if not isinstance(obj, dict):
         raise RecordError("a record must be a JSON object", field="record")
@@ -252,7 +298,7 @@ def parse_record(obj: object) -> Record:
                 raise RecordError(f"an action must be a string, not {a!r}", hand=k, action=i)
     assert isinstance(obj, dict)
     start = _parse_start(obj, rules)
-    extra = {k: v for k, v in obj.items() if k not in ("format", "rules", "hands", START_SCORES)}
+    extra = _parse_extra(obj, rules)
     return Record(rules, hands, extra, start)
 
 
@@ -268,35 +314,22 @@ def replay_json(obj: object) -> ReplayResult:
     rules, raw = _parse_header(obj)
     assert isinstance(obj, dict)
     start = _parse_start(obj, rules)
+    _parse_extra(obj, rules)
     return _replay(rules, (_parse_hand(h, rules, k) for k, h in enumerate(raw, 1)), start)
 
 
-def _reject_constant(name: str) -> object:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"duplicate key {key!r}")
-        out[key] = value
-    return out
-
-
 def decode_json(text: str) -> object:
-    """``text`` as JSON, strictly: no NaN or Infinity, no key twice in an object (what every
-    reader of records takes: ``allfives replay``, the web page's upload).
+    """``text`` as JSON, strictly (:func:`allfives_env.core.strict_json.loads`: no NaN or
+    Infinity, no key twice in an object; what every reader of records takes: ``allfives
+    replay``, the web page's upload).
 
     Raises:
         RecordError: (field ``file``) for anything else.
     """
     try:
-        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+        return strict_json.loads(text)
     except ValueError as e:  # json.JSONDecodeError included
         raise RecordError(f"malformed JSON: {e}", field="file") from None
-    except RecursionError:
-        raise RecordError("malformed JSON: nested too deeply", field="file") from None
 
 
 def load_json(path: str | os.PathLike[str]) -> object:
@@ -403,13 +436,21 @@ def _parse_action(text: object, lead: bool) -> Action:
 
 
 def record_of(game: Game, extra: dict[str, Any] | None = None) -> Record:
-    """The record of every hand ``game`` has dealt, up to now.
+    """The record of every hand ``game`` has dealt, up to now, with the top-level keys
+    ``extra`` (names, a seed, a date...).
 
     Raises:
         RecordError: if the game's rules are not a preset's (a record holds only preset,
-            num_players and partnerships).
+            num_players and partnerships), or ``extra`` names one of the record's own keys
+            or holds a value :func:`check_extra` refuses (nothing is written that would not
+            read back).
     """
     r = game.rules
+    extra = dict(extra or {})
+    own = [k for k in extra if k in _OWN_KEYS]
+    if own:
+        raise RecordError(f"extra keys may not be the record's own: {own}", field=own[0])
+    check_extra(extra, r)
     base = Rules.preset(r.name, r.num_players, partnerships=r.partnerships)
     if r != base:
         changed = ", ".join(sorted(r.overrides()))
@@ -425,7 +466,7 @@ def record_of(game: Game, extra: dict[str, Any] | None = None) -> Record:
         deal = Deal(log.deal.hands, log.deal.boneyard, log.leader if log.by_lot else None)
         hands.append(RecordHand(deal, tuple(actions)))
     start = game.start_scores
-    return Record(r, tuple(hands), dict(extra or {}), start if any(start) else None)
+    return Record(r, tuple(hands), extra, start if any(start) else None)
 
 
 def replay_text(text: str) -> dict[str, Any]:
@@ -439,9 +480,11 @@ def replay_text(text: str) -> dict[str, Any]:
 
 __all__ = [
     "FORMAT",
+    "NAMED_EXTRAS",
     "Record",
     "RecordHand",
     "ReplayResult",
+    "check_extra",
     "decode_json",
     "load_json",
     "load_record",

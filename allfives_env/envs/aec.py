@@ -29,6 +29,7 @@ from allfives_env.envs.settings import (
     REWARDS,
     EnvConfigError,
     Episode,
+    EpisodeOverError,
     ForcedActions,
     ResetRequiredError,
     RewardMode,
@@ -36,6 +37,7 @@ from allfives_env.envs.settings import (
     check_options,
     check_seed,
     choose,
+    done_agent_error,
     rules_of,
     short_repr,
 )
@@ -54,6 +56,8 @@ class ActionSpace(spaces.Discrete):  # type: ignore[type-arg, unused-ignore]  # 
         """Whether ``x`` is an action id of this space."""
         if type(x) is int:
             return 0 <= x < self._size
+        if isinstance(x, bool | np.bool_):  # the env takes no bool for an action id
+            return False
         return bool(super().contains(x))
 
 
@@ -168,9 +172,14 @@ class raw_env(AECEnv[str, dict[str, Any], int]):
 
         Raises:
             ResetRequiredError: before the first ``reset``.
+            EpisodeOverError: once every agent is done and removed (no agent is selected).
         """
         if self.game is None:
             raise ResetRequiredError("last() before reset(): call reset() first")
+        if not self.agents:
+            raise EpisodeOverError(
+                "last() after the episode ended: no agent is left to act; call reset()"
+            )
         return super().last(observe)  # type: ignore[no-any-return]
 
     # ------------------------------------------------------------------ episode
@@ -250,16 +259,27 @@ class raw_env(AECEnv[str, dict[str, Any], int]):
                 self._mask_agent = agent
 
     def step(self, action: int | None) -> None:
-        """Apply ``action`` (an env action id) for ``agent_selection``.
+        """Apply ``action`` (an env action id: an ``int`` or NumPy integer) for
+        ``agent_selection``; for an agent that is done, ``None`` removes it (PettingZoo's rule).
 
         Raises:
-            IllegalActionError: if the action is not in the agent's action mask (state unchanged).
+            IllegalActionError: if the action is not in the agent's action mask (a bool, a
+                float, text or ``None`` included), or the agent is done and the action is not
+                ``None`` (state unchanged).
+            EpisodeOverError: once every agent is done and removed (nothing changes).
             ResetRequiredError: before the first ``reset``.
         """
         if self.game is None:
             raise ResetRequiredError("step() before reset(): call reset() first")
+        if not self.agents:
+            raise EpisodeOverError(
+                f"step({short_repr(action)}) after the episode ended: no agent is left to act; "
+                "call reset()"
+            )
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise done_agent_error(agent, self.terminations[agent], action)
             self._was_dead_step(action)
             return
         game = self.game

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pettingzoo.utils import conversions
 from pettingzoo.utils.env import AECEnv, ParallelEnv
 
 from allfives_env.envs import aec
+from allfives_env.envs.parallel import parallel
 from allfives_env.envs.registration import register_pettingzoo
 from allfives_env.envs.settings import EnvConfigError
 from allfives_env.envs.single_agent import AllFivesSingleAgentEnv
@@ -33,8 +33,9 @@ def env(**kwargs: Any) -> AECEnv[str, dict[str, Any], int]:
 
 
 def parallel_env(**kwargs: Any) -> ParallelEnv[str, dict[str, Any], int]:
-    """v0 through PettingZoo's turn-based AEC → parallel conversion."""
-    return conversions.turn_based_aec_to_parallel(env(**kwargs))
+    """v0 through PettingZoo's turn-based AEC → parallel conversion, checked as
+    :func:`allfives_v1.parallel_env`'s."""
+    return parallel(env(**kwargs))
 
 
 class SingleAgentEnv(AllFivesSingleAgentEnv):

@@ -83,7 +83,10 @@ tiles. The lead is offered on slot 0 only (a mirrored lead plays identically).
 branches); with every double a spinner, spinner k owns slots 2+2k and 3+2k. Ids are the same for
 every seat. `raw_env` raises `IllegalActionError` (a `ValueError`, state unchanged) for an action
 outside the mask; `env()` instead ends the game with −1 for the offender and 0 for the others
-(PettingZoo's `TerminateIllegalWrapper`).
+(PettingZoo's `TerminateIllegalWrapper`), and raises `ActionSpaceError` (an `AssertionError`
+too) for one outside the action space. An agent that is done takes `None` only; a step once
+every agent is done is an `EpisodeOverError`; `parallel_env().step` needs the acting agent's
+action (`ActionsError` names it when it is missing).
 
 ### Rewards
 
@@ -109,18 +112,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from pettingzoo.utils import conversions
 from pettingzoo.utils.env import ParallelEnv
 
 from allfives_env.envs.aec import env, raw_env
+from allfives_env.envs.parallel import parallel
 from allfives_env.envs.registration import register_pettingzoo
 from allfives_env.envs.settings import EnvConfigError
 
 
 def parallel_env(**kwargs: Any) -> ParallelEnv[str, dict[str, Any], int]:
     """The environment through PettingZoo's turn-based AEC → parallel conversion: each parallel
-    step takes the action of the agent to act (others' actions are ignored)."""
-    return conversions.turn_based_aec_to_parallel(env(**kwargs))
+    step takes the action of the agent to act (others' actions are ignored); a step without
+    it, after the episode ended or before ``reset`` is refused with a typed error
+    (:class:`allfives_env.envs.parallel.TurnBasedParallelEnv`)."""
+    return parallel(env(**kwargs))
 
 
 register_pettingzoo()

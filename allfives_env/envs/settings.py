@@ -11,8 +11,9 @@ import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from allfives_env.core.errors import RulesError
+from allfives_env.core.errors import IllegalActionError, RulesError
 from allfives_env.core.rules import Rules
+from allfives_env.core.seeds import SEED_LIMIT, SEED_RULE, as_seed
 
 Episode = Literal["match", "hand"]
 RewardMode = Literal["win", "points", "points+win"]
@@ -42,6 +43,31 @@ class ResetRequiredError(RuntimeError):
     ``step`` left the episode unusable: call ``reset()``."""
 
 
+class EpisodeOverError(ResetRequiredError, ValueError):
+    """An action given after the episode ended: no agent is left to act (every agent is done
+    and has been removed), so nothing can take it; call ``reset()``. Both a
+    :class:`ResetRequiredError` and a ``ValueError`` (the action is refused, nothing changes)."""
+
+
+class ActionSpaceError(IllegalActionError, AssertionError):
+    """An action outside the acting agent's action space, given to the wrapped ``env()``
+    (PettingZoo's ``AssertOutOfBoundsWrapper`` asserts this; here it is a typed error, and an
+    ``AssertionError`` too, so that code written against PettingZoo's wrapper still catches
+    it). Nothing changes."""
+
+
+def done_agent_error(agent: str, terminated: bool, action: object) -> IllegalActionError:
+    """The error for ``action`` given for ``agent`` once it is done: PettingZoo's rule is
+    that such an agent's only action is ``None`` (which removes it)."""
+    end = "terminated" if terminated else "truncated"
+    return IllegalActionError(
+        f"{agent} is done ({end}): the only action it may take is None, not {short_repr(action)}",
+        action,
+        None,
+        (),
+    )
+
+
 RESET_OPTIONS = ("deal", "scores")
 """The keys ``reset(options=...)`` understands."""
 PROBE_OPTION = "options"
@@ -49,13 +75,10 @@ PROBE_OPTION = "options"
 ``options={"options": 1}`` to check that ``reset`` takes options."""
 
 
-SEED_LIMIT = 2**64
-"""Seeds are ints from 0 to ``SEED_LIMIT - 1``, in every front end."""
-
-
 def check_seed(seed: object) -> int | None:
     """``seed`` as an ``int`` (NumPy integers too), or ``None``: Gymnasium's rule, one for
-    every front end (``None`` leaves the choice to fresh entropy, an int seeds).
+    every front end (``None`` leaves the choice to fresh entropy, an int seeds; the core's
+    :func:`allfives_env.core.seeds.as_seed` decides what is a seed).
 
     Raises:
         EnvConfigError: for anything else (a negative number, one of 2**64 or more, a float, a
@@ -63,17 +86,10 @@ def check_seed(seed: object) -> int | None:
     """
     if seed is None:
         return None
-    if type(seed) is not bool:
-        try:
-            value = operator.index(seed)  # type: ignore[arg-type]
-        except TypeError:
-            pass
-        else:
-            if 0 <= value < SEED_LIMIT:
-                return value
-    raise EnvConfigError(
-        f"seed must be an int from 0 to 2**64 - 1, or None, not {short_repr(seed)}"
-    )
+    value = as_seed(seed)
+    if value is None:
+        raise EnvConfigError(f"seed must be {SEED_RULE}, or None, not {short_repr(seed)}")
+    return value
 
 
 def next_seed(seed: object, last: int | None) -> int:

@@ -29,6 +29,7 @@ from allfives_env.envs.aec import raw_env
 from allfives_env.envs.opponents import make_agent
 from allfives_env.envs.settings import (
     EnvConfigError,
+    EpisodeOverError,
     ResetRequiredError,
     check_options,
     check_seat,
@@ -213,15 +214,16 @@ class AllFivesSingleAgentEnv(gym.Env[ObsArray, int]):
                 nothing is changed.
             IllegalActionError: with ``illegal_action="raise"``, for an action not in the mask
                 (nothing is changed).
-            ResetRequiredError: if the episode is over, was never reset, or an error inside an
-                earlier ``step`` (an opponent's, say) left it unusable: call :meth:`reset`.
+            EpisodeOverError: if the episode is over (a :class:`ResetRequiredError`).
+            ResetRequiredError: if the episode was never reset, or an error inside an earlier
+                ``step`` (an opponent's, say) left it unusable: call :meth:`reset`.
         """
         if self._broken:
             raise ResetRequiredError(
                 "an earlier error left this episode unusable (or it was never reset): call reset()"
             )
         if self._done:
-            raise ResetRequiredError("the episode is over; call reset()")
+            raise EpisodeOverError("the episode is over; call reset()")
         if isinstance(action, bool | float | str) or action is None:
             raise ArgumentError(f"an action is an integer action id, not {action!r}")
         try:

@@ -98,10 +98,28 @@ class GameBridge:
 
         def masks(self, out: I8 | None = None) -> I8: ...
 
+    def _game_index(self, i: object, what: str) -> int:
+        """``i`` as the index of one of the games (every method that takes one checks it so).
+
+        Raises:
+            VectorConfigError: naming ``what``, for anything but an int (NumPy integers too)
+                from 0 to ``num_games - 1``; a negative index does not count from the end.
+        """
+        last = self.num_games - 1
+        if isinstance(i, bool) or not isinstance(i, int | np.integer) or not 0 <= i <= last:
+            raise VectorConfigError(f"{what}: game index must be in 0-{last}, not {i!r}")
+        return int(i)
+
     def deal(self, i: int) -> Deal:
         """The deal of game ``i``'s current hand (hands as dealt, boneyard in draw order,
-        leader); for a game set by :meth:`load`, that game's (a world's deal is its position)."""
+        leader); for a game set by :meth:`load`, that game's (a world's deal is its position).
+
+        Raises:
+            VectorConfigError: for an index that is not a game's.
+            ResetRequiredError: before :meth:`reset`.
+        """
         self._need_reset()
+        i = self._game_index(i, "deal")
         if i in self._loaded:
             return self._base(i).hand_log[-1].deal
         r = self.st[i]
@@ -144,9 +162,7 @@ class GameBridge:
         self._need_reset()
         if self.recording:
             raise VectorConfigError("load() is not available with record=True")
-        last = self.num_games - 1
-        if isinstance(i, bool) or not isinstance(i, int | np.integer) or not 0 <= i <= last:
-            raise VectorConfigError(f"load: game index must be in 0-{last}, not {i!r}")
+        i = self._game_index(i, "load")
         if not isinstance(game, Game):
             raise VectorConfigError(f"load: game must be a core Game, not {game!r}")
         if game.rules != self.rules:
@@ -156,7 +172,6 @@ class GameBridge:
             )
         if game.is_hand_over:
             raise VectorConfigError("load: the game's hand is over; only a hand in play loads")
-        i = int(i)
         write_row(
             self.st[i], self.scores_[i], self.hand_start[i], self.award[i], game,
             int(self.cfg[C_BONE_LEN]),
@@ -272,7 +287,12 @@ class GameBridge:
             _copy_entry(self._redealt, j, i)
 
     def hand_actions(self, i: int) -> tuple[int, ...]:
-        """The engine action ids of game ``i``'s current hand so far."""
+        """The engine action ids of game ``i``'s current hand so far.
+
+        Raises:
+            VectorConfigError: for an index that is not a game's.
+        """
+        i = self._game_index(i, "hand_actions")
         return tuple(int(a) for a in self.log[i, : self.st[i, LOG_LEN]])
 
     def game(self, i: int) -> Game:
@@ -281,8 +301,13 @@ class GameBridge:
         With ``record=True`` it replays the whole episode (every hand's deal and actions), so
         its hand log and results are the match's. Without, it starts from the current hand's
         deal with the scores the hand began with, and replays that hand.
+
+        Raises:
+            VectorConfigError: for an index that is not a game's.
+            ResetRequiredError: before :meth:`reset`.
         """
         self._need_reset()
+        i = self._game_index(i, "game")
         if i in self._loaded:  # the game it was set from, and what has been played since
             game = self._base(i).clone()
             for a in self.hand_actions(i):
@@ -305,7 +330,14 @@ class GameBridge:
 
     def view(self, i: int, seat: int | None = None) -> PlayerView:
         """What ``seat`` (default: the seat to act) may know in game ``i``: the core
-        :class:`PlayerView` of :meth:`game` (for agents written against the core)."""
+        :class:`PlayerView` of :meth:`game` (for agents written against the core).
+
+        Raises:
+            VectorConfigError: for an index that is not a game's.
+            ArgumentError: for a seat that is not one of the table's.
+            ResetRequiredError: before :meth:`reset`.
+        """
+        i = self._game_index(i, "view")
         game = self.game(i)
         if seat is None:
             seat = int(self.st[i, CUR])
@@ -315,16 +347,24 @@ class GameBridge:
         """The game record of game ``i``'s episode so far (every hand dealt, as RULES.md §4).
 
         Raises:
-            VectorConfigError: unless the engine was built with ``record=True``.
-            RecordError: if the rules are not a preset's (records hold presets only).
+            VectorConfigError: unless the engine was built with ``record=True``, or for an
+                index that is not a game's.
+            RecordError: if the rules are not a preset's (records hold presets only), or
+                ``extra`` holds a key a record checks with a value it refuses
+                (:func:`~allfives_env.core.records.record_of`).
         """
         if not self.recording:
             raise VectorConfigError("record() needs VectorGame(..., record=True)")
+        i = self._game_index(i, "record")
         return record_of(self.game(i), extra)
 
     def describe(self, i: int) -> str:
-        """One line on game ``i``: status, hand, phase, seat to act, scores."""
-        st = self.st[i]
+        """One line on game ``i``: status, hand, phase, seat to act, scores.
+
+        Raises:
+            VectorConfigError: for an index that is not a game's.
+        """
+        st = self.st[self._game_index(i, "describe")]
         status = ("live", "terminated", "truncated")[int(st[STATUS])]
         scores = ", ".join(f"{_num(x):g}" for x in self.scores_[i, : self.num_sides])
         end = HAND_ENDS[int(st[HAND_END])]

@@ -71,7 +71,7 @@ from allfives_env.vector.kernels.legal import masks_batch, write_mask
 from allfives_env.vector.kernels.policies import greedy_batch, random_from_masks
 from allfives_env.vector.kernels.step import reset_batch, step_batch
 from allfives_env.vector.memory import check_fits
-from allfives_env.vector.rng import derive_seeds, seed_states
+from allfives_env.vector.rng import derive_seeds, one_seed, seed_array, seed_states
 from allfives_env.vector.state import (
     CUR,
     F32,
@@ -233,24 +233,16 @@ class VectorGame(GameBridge):
     # ------------------------------------------------------------------ episodes
 
     def _check_seeds(self, seeds: object, count: int, what: str) -> U64:
-        """Generator states for ``count`` games from ``seeds``.
+        """Generator states for ``count`` games from ``seeds``: one seed (game ``i``'s derives
+        from it and ``i``) or ``count`` of them.
 
         Raises:
-            VectorConfigError: unless ``seeds`` is a non-negative int or ``count`` of them.
+            VectorConfigError: naming ``what``, unless ``seeds`` is one int from 0 to
+                2**64 - 1 or ``count`` of them (:func:`~allfives_env.vector.rng.seed_array`).
         """
-        if isinstance(seeds, int | np.integer) and not isinstance(seeds, bool | np.bool_):
-            if seeds < 0:
-                raise VectorConfigError(f"{what}: a seed must be non-negative, not {seeds!r}")
-            return seed_states(derive_seeds(int(seeds), count))
-        arr = np.asarray(seeds)
-        if arr.dtype.kind not in "iu" or arr.shape != (count,):
-            raise VectorConfigError(
-                f"{what}: seeds must be an int or {count} non-negative ints, "
-                f"not {arr.dtype} of shape {arr.shape}"
-            )
-        if arr.dtype.kind == "i" and (arr < 0).any():
-            raise VectorConfigError(f"{what}: seeds must be non-negative")
-        return seed_states(arr.astype(np.uint64))
+        if isinstance(seeds, int | np.integer):
+            return seed_states(derive_seeds(one_seed(seeds, what), count))
+        return seed_states(seed_array(seeds, count, what))
 
     def reset(
         self, seeds: int | Sequence[int] | np.ndarray, scores: ArrayLike | None = None
@@ -640,8 +632,14 @@ class VectorGame(GameBridge):
         )
 
     def legal_actions(self, i: int) -> list[int]:
-        """The legal env action ids of game ``i``'s acting seat (empty if it is done)."""
+        """The legal env action ids of game ``i``'s acting seat (empty if it is done).
+
+        Raises:
+            VectorConfigError: for an index that is not a game's.
+            ResetRequiredError: before :meth:`reset`.
+        """
         self._need_reset()
+        i = self._game_index(i, "legal_actions")
         if self.st[i, STATUS]:
             return []
         m = np.zeros(self.num_actions, np.int8)
@@ -685,9 +683,19 @@ class VectorGame(GameBridge):
 
 def policy_rng(seeds: int | Sequence[int] | np.ndarray, num_games: int | None = None) -> U64:
     """Generator states for :meth:`VectorGame.random_actions`: one per game, from per-game
-    seeds or from one int and the game index (then ``num_games`` is required)."""
+    seeds or from one int and the game index (then ``num_games`` is required).
+
+    Raises:
+        VectorConfigError: for seeds that are not one int from 0 to 2**64 - 1 or a list of
+            them (of ``num_games``, where given), or a ``num_games`` that is not a count.
+    """
+    if num_games is not None and (
+        isinstance(num_games, bool) or not isinstance(num_games, int | np.integer) or num_games < 0
+    ):
+        raise VectorConfigError(f"policy_rng: num_games must be a count, not {num_games!r}")
     if isinstance(seeds, int | np.integer):
         if num_games is None:
             raise VectorConfigError("policy_rng: give num_games with a single seed")
-        return seed_states(derive_seeds(int(seeds), num_games))
-    return seed_states(np.asarray(seeds).astype(np.uint64))
+        return seed_states(derive_seeds(one_seed(seeds, "policy_rng"), int(num_games)))
+    count = None if num_games is None else int(num_games)
+    return seed_states(seed_array(seeds, count, "policy_rng"))

@@ -11,9 +11,13 @@ separate state array the caller owns.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
+from allfives_env.core.seeds import SEED_RULE, as_seed
 from allfives_env.vector._jit import kernel
+from allfives_env.vector.errors import VectorConfigError
 from allfives_env.vector.state import U64
 
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
@@ -44,9 +48,66 @@ def seed_states(seeds: np.ndarray) -> U64:
         return _mix_np(z + _GAMMA)
 
 
+def one_seed(seed: object, what: str) -> int:
+    """``seed`` as one seed (:func:`allfives_env.core.seeds.as_seed`: an int or NumPy integer
+    from 0 to 2**64 - 1).
+
+    Raises:
+        VectorConfigError: naming ``what``, for anything else.
+    """
+    value = as_seed(seed)
+    if value is None:
+        raise VectorConfigError(f"{what}: a seed must be {SEED_RULE}, not {seed!r}")
+    return value
+
+
+def seed_array(seeds: object, count: int | None, what: str) -> U64:
+    """``seeds`` as ``count`` seeds (any number where ``count`` is ``None``): a 1-D integer
+    array or a sequence of seeds, each an int from 0 to 2**64 - 1.
+
+    Raises:
+        VectorConfigError: naming ``what``: for another length, shape or dtype, or an entry
+            that is not a seed (a bool, a float, a negative number, one of 2**64 or more).
+    """
+    wanted = "seeds" if count is None else f"{count} seeds"
+    if isinstance(seeds, np.ndarray):
+        if (
+            seeds.ndim != 1
+            or (count is not None and seeds.shape != (count,))
+            or seeds.dtype.kind not in "iu"
+        ):
+            raise VectorConfigError(
+                f"{what}: give {wanted}, each {SEED_RULE}, not an array of {seeds.dtype} of "
+                f"shape {seeds.shape}"
+            )
+        if seeds.dtype.kind == "i" and seeds.size and int(seeds.min()) < 0:
+            bad = int(np.flatnonzero(seeds < 0)[0])
+            raise VectorConfigError(
+                f"{what}: seeds[{bad}] must be {SEED_RULE}, not {int(seeds[bad])}"
+            )
+        out: U64 = seeds.astype(np.uint64)
+        return out
+    if isinstance(seeds, str | bytes) or not isinstance(seeds, Sequence):
+        raise VectorConfigError(f"{what}: give {wanted}, each {SEED_RULE}, not {seeds!r}")
+    if count is not None and len(seeds) != count:
+        raise VectorConfigError(f"{what}: give {wanted}, not {len(seeds)}")
+    values = []
+    for i, x in enumerate(seeds):
+        value = as_seed(x)
+        if value is None:
+            raise VectorConfigError(f"{what}: seeds[{i}] must be {SEED_RULE}, not {x!r}")
+        values.append(value)
+    return np.array(values, dtype=np.uint64)
+
+
 def derive_seeds(seed: int, num_games: int, start: int = 0) -> U64:
     """Per-game seeds from one ``seed``: game ``i`` gets a mix of ``seed`` and ``i`` (the same
-    for game ``i`` whatever ``num_games``)."""
+    for game ``i`` whatever ``num_games``).
+
+    Raises:
+        VectorConfigError: for a seed :func:`one_seed` refuses.
+    """
+    seed = one_seed(seed, "derive_seeds")
     base = seed_states(np.array([seed], np.uint64))[0]
     idx = np.arange(start, start + num_games, dtype=np.uint64)
     with np.errstate(over="ignore"):

@@ -25,7 +25,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from allfives_env.core.rules import Rules
-from allfives_env.envs.settings import next_seed
+from allfives_env.envs.settings import ResetRequiredError, next_seed
 from allfives_env.vector.single_agent import LearnerBatch
 from allfives_env.vector.state import I8
 
@@ -62,8 +62,15 @@ class AllFivesVecEnv(VecEnv):
         self._actions = actions
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
-        """Step every game; ended games are dealt again (SB3's auto-reset)."""
-        assert self._actions is not None, "step_async first"
+        """Step every game; ended games are dealt again (SB3's auto-reset).
+
+        Raises:
+            ResetRequiredError: without a :meth:`step_async` since the last step.
+            ActionArrayError, VectorActionError: for actions :meth:`LearnerBatch.step`
+                refuses (nothing is stepped).
+        """
+        if self._actions is None:
+            raise ResetRequiredError("step_wait() without step_async(actions) first")
         acts = np.asarray(self._actions)
         if acts.shape == (self.num_envs, 1):  # a policy's (N, 1): one action per game
             acts = acts.reshape(self.num_envs)

@@ -117,6 +117,11 @@ def _two_hands_first_unfinished() -> Obj:
     return obj
 
 
+def _extra(**kv: Any) -> Callable[[], Obj]:
+    """Record A with the top-level keys ``kv`` beside its own."""
+    return _mutate(_a_full, lambda o: o.update(kv))
+
+
 def _with_hand_key(key: str, value: Any) -> Callable[[], Obj]:
     def build() -> Obj:
         obj = rec_a(A_ACTIONS)
@@ -225,6 +230,32 @@ INVALID: list[tuple[str, Callable[[], object], tuple[int | None, int | None, str
     ),
     ("hands-missing", _mutate(_a_full, lambda o: o.pop("hands")), (None, None, "hands")),
     ("hands-not-list", _mutate(_a_full, lambda o: o.update(hands={})), (None, None, "hands")),
+    # --- the extra keys this project writes, checked where present (others are kept unread)
+    ("players-string", _extra(players="Ann"), (None, None, "players")),
+    ("players-null", _extra(players=None), (None, None, "players")),
+    ("players-object", _extra(players={"0": "Ann", "1": "Bob"}), (None, None, "players")),
+    ("players-too-few", _extra(players=["Ann"]), (None, None, "players")),
+    ("players-too-many", _extra(players=["Ann", "Bob", "Cy"]), (None, None, "players")),
+    ("players-empty", _extra(players=[]), (None, None, "players")),
+    ("players-numbers", _extra(players=[1, 2]), (None, None, "players")),
+    ("players-a-null", _extra(players=["Ann", None]), (None, None, "players")),
+    (
+        "players-two-for-four-seats",
+        lambda: {**rec_c(["6-6"]), "players": ["a", "b"]},
+        (None, None, "players"),
+    ),
+    ("seed-string", _extra(seed="7"), (None, None, "seed")),
+    ("seed-float", _extra(seed=7.5), (None, None, "seed")),
+    ("seed-whole-float", _extra(seed=7.0), (None, None, "seed")),
+    ("seed-bool", _extra(seed=True), (None, None, "seed")),
+    ("seed-null", _extra(seed=None), (None, None, "seed")),
+    ("seed-list", _extra(seed=[7]), (None, None, "seed")),
+    ("human-seat-out-of-range", _extra(human_seat=2), (None, None, "human_seat")),
+    ("human-seat-negative", _extra(human_seat=-1), (None, None, "human_seat")),
+    ("human-seat-bool", _extra(human_seat=False), (None, None, "human_seat")),
+    ("human-seat-string", _extra(human_seat="0"), (None, None, "human_seat")),
+    ("date-number", _extra(date=20240501), (None, None, "date")),
+    ("source-list", _extra(source=["allfives serve"]), (None, None, "source")),
     # --- the shape of a hand
     ("hand-not-object", _mutate(_a_full, lambda o: o.update(hands=[[A0, A1]])), (1, None, None)),
     ("hand-no-hands", _with_hand_key("hands", _DELETE), (1, None, None)),
@@ -648,3 +679,41 @@ def test_draws_stacked_as_they_happen_replay_from_the_record() -> None:
     with pytest.raises(DealError, match="not in the boneyard"):
         game = Game(Rules.preset("pagat", 2), _random.Random(1))
         game.stack_next_draw(game.hand(0)[0])
+
+
+@pytest.mark.parametrize("preset", ["pagat", "five_up", "pyatyorka"])
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_the_extra_keys_this_project_writes_read_back_in_every_table(preset: str, n: int) -> None:
+    """``players``, ``seed``, ``human_seat``, ``date`` and ``source`` as ``allfives play``,
+    ``allfives demo`` and the web page write them replay, whatever the table (a seed is the
+    whole number ``--seed`` took: a negative one or one past 2**64 included)."""
+    game, _ = play_random(Rules.preset(preset, n), n, stop=lambda g, steps: g.hand_number > 1)
+    for seed in (0, 7, -3, 2**70):
+        extra = {
+            "players": [f"p{i}" for i in range(n)],
+            "seed": seed,
+            "human_seat": n - 1,
+            "date": "2024-05-01T10:00:00",
+            "source": "allfives serve",
+            "comment": {"anything": [1, None]},  # not this project's: kept unread
+        }
+        obj = record_dict(game, extra)
+        assert run(obj) == run(record_dict(game))
+        assert parse_record(obj).extra == extra
+
+
+def test_record_of_writes_no_extra_that_would_not_read_back() -> None:
+    game, _ = play_random(Rules.preset("pagat", 3), 1, stop=lambda g, steps: steps > 5)
+    for extra, field in [
+        ({"players": ["a", "b"]}, "players"),
+        ({"seed": "1"}, "seed"),
+        ({"human_seat": 3}, "human_seat"),
+        ({"hands": []}, "hands"),
+        ({"format": "x"}, "format"),
+        ({"start_scores": [0, 0, 0]}, "start_scores"),
+    ]:
+        with pytest.raises(RecordError) as err:
+            record_of(game, extra)
+        assert err.value.field == field
+    written = json.dumps(record_of(game, {"players": ("a", "b", "c")}).to_json())
+    assert parse_record(json.loads(written)).extra == {"players": ["a", "b", "c"]}

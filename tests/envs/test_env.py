@@ -693,3 +693,154 @@ def test_lookahead_features_are_the_reply_risk_and_public(preset: str, n: int) -
             assert np.array_equal(enc.observe(game, s), enc.observe(other, s))
         e.step(masked_random(e, rng))
     assert risky > 0
+
+
+# ------------------------------------------------------------------ steps that cannot be taken
+
+
+def _play_to_the_end(e: Any, rng: random.Random) -> None:
+    """Masked random actions, then None for the agents that are done, until none is left."""
+    while e.agents:
+        e.step(masked_random(e, rng))
+
+
+def _position(e: Any) -> tuple[Any, ...]:
+    raw = e.unwrapped
+    game = raw.game
+    return (
+        list(raw.agents),
+        raw.agent_selection,
+        dict(raw.terminations),
+        dict(raw._cumulative_rewards),
+        game.scores,
+        len(game.hand_log),
+        [str(a) for a in game.events],
+        None if game.current_player is None else game.hand(game.current_player),
+    )
+
+
+def test_a_step_after_every_agent_is_done_is_a_typed_error_that_changes_nothing() -> None:
+    from allfives_env.envs.settings import EpisodeOverError, ResetRequiredError
+
+    e = raw_env(rules="five_up", episode="hand")
+    e.reset(seed=1)
+    _play_to_the_end(e, random.Random(1))
+    before = _position(e)
+    for action in (0, None, np.int64(3)):
+        with pytest.raises(EpisodeOverError, match="no agent is left to act") as err:
+            e.step(action)
+        assert isinstance(err.value, ValueError) and isinstance(err.value, ResetRequiredError)
+    with pytest.raises(EpisodeOverError, match="no agent is left"):
+        e.last()
+    assert _position(e) == before
+    e.reset(seed=2)  # and the env plays on
+    assert e.agents
+
+
+def test_a_done_agent_takes_none_only_and_a_refused_action_changes_nothing() -> None:
+    e = raw_env(rules="five_up", episode="hand", max_cycles=3)
+    e.reset(seed=1)
+    rng = random.Random(1)
+    for _ in range(3):
+        e.step(masked_random(e, rng))
+    assert all(e.truncations.values()) and e.agents
+    before = _position(e)
+    for action in (0, np.int64(0), 1.5, "pass"):
+        with pytest.raises(IllegalActionError, match="only action it may take is None"):
+            e.step(action)  # type: ignore[arg-type]
+    assert _position(e) == before
+    _play_to_the_end(e, rng)  # None for each, as PettingZoo's loop gives
+    assert not e.agents
+
+
+@pytest.mark.parametrize("action", [1.5, np.float64(2), "3", None, True, np.True_, -1, 10**6])
+def test_the_wrapped_env_refuses_an_action_outside_the_space_with_a_typed_error(
+    action: Any,
+) -> None:
+    """PettingZoo's ``AssertOutOfBoundsWrapper`` asserts; here it is an ``ActionSpaceError``
+    (an ``IllegalActionError`` and an ``AssertionError`` both, also under ``python -O``)."""
+    from allfives_env.envs.settings import ActionSpaceError
+
+    e = env(rules="five_up")
+    e.reset(seed=3)
+    before = _position(e)
+    with pytest.raises(ActionSpaceError, match="not in its action space") as err:
+        e.step(action)
+    assert isinstance(err.value, AssertionError) and isinstance(err.value, IllegalActionError)
+    assert err.value.legal == tuple(np.flatnonzero(e.last()[0]["action_mask"]))
+    assert _position(e) == before
+    assert not e.unwrapped.action_space("player_0").contains(action)
+
+
+def test_the_wrapped_env_keeps_pettingzoos_rules_for_done_agents(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    e = env(rules="five_up", episode="hand", max_cycles=2)
+    e.reset(seed=3)
+    rng = random.Random(3)
+    for _ in range(2):
+        e.step(masked_random(e, rng))
+    before = _position(e)
+    with pytest.raises(IllegalActionError, match="only action it may take is None"):
+        e.step(0)
+    assert _position(e) == before
+    _play_to_the_end(e, rng)
+    done = _position(e)
+    e.step(0)  # PettingZoo's OrderEnforcingWrapper logs a warning and does nothing
+    assert "Should reset() first" in caplog.text and _position(e) == done
+
+
+def _parallel_actions(p: Any) -> dict[str, int]:
+    acting = p.aec_env.agent_selection
+    return {acting: int(np.flatnonzero(p.aec_env.infos[acting]["action_mask"])[0])}
+
+
+def test_parallel_step_refuses_actions_it_cannot_take_and_changes_nothing() -> None:
+    from allfives_env.envs.parallel import ActionsError
+    from allfives_env.envs.settings import EpisodeOverError, ResetRequiredError, UnknownAgentError
+
+    p = parallel_env(rules="five_up", episode="hand")
+    with pytest.raises(ResetRequiredError, match="reset"):
+        p.step({})
+    p.reset(seed=4)
+    acting = p.aec_env.agent_selection
+    other = next(a for a in p.agents if a != acting)
+    before = _position(p.aec_env)
+    refused: list[tuple[Any, type[Exception], str]] = [
+        ({}, ActionsError, f"actions missing for agents {acting}"),
+        ({other: 0}, ActionsError, f"actions missing for agents {acting}"),
+        ({**_parallel_actions(p), "nobody": 0}, UnknownAgentError, "nobody"),
+        ({**_parallel_actions(p), 3: 0}, UnknownAgentError, "3"),
+        ("player_0", ActionsError, "must be a dict"),
+        (None, ActionsError, "must be a dict"),
+        ([0, 0], ActionsError, "must be a dict"),
+        ({acting: 1.5}, IllegalActionError, "not in its action space"),
+        ({acting: None}, IllegalActionError, "not in its action space"),
+    ]
+    for actions, error, message in refused:
+        with pytest.raises(error, match=message) as err:
+            p.step(actions)
+        assert isinstance(err.value, ValueError)
+        assert _position(p.aec_env) == before
+    steps = 0
+    while p.agents:  # the acting agent's action alone is enough (a NumPy int too)
+        action = _parallel_actions(p)
+        out = p.step({a: np.int64(x) for a, x in action.items()} if steps % 2 else action)
+        assert len(out) == 5
+        steps += 1
+    done = _position(p.aec_env)
+    for actions in ({}, {"player_0": 0}, {"player_0": None, "player_1": None}):
+        with pytest.raises(EpisodeOverError, match="no agent is left to act"):
+            p.step(actions)
+    assert _position(p.aec_env) == done
+    p.reset(seed=5)
+    assert p.agents == p.possible_agents
+
+
+def test_v0_parallel_env_is_checked_as_v1s() -> None:
+    from allfives_env.envs.parallel import ActionsError
+
+    p = allfives_v0.parallel_env()
+    p.reset(seed=0)
+    with pytest.raises(ActionsError, match="actions missing"):
+        p.step({})

@@ -189,3 +189,18 @@ def test_single_agent_reset_takes_numpy_seeds_and_refuses_bad_ones() -> None:
             e.reset(seed=bad)  # type: ignore[arg-type]
     with pytest.raises(EnvConfigError, match="unknown reset option 'scroes'"):
         e.reset(seed=1, options={"scroes": [0, 0]})
+
+
+def test_a_step_after_the_episode_ended_is_a_typed_error() -> None:
+    """``EpisodeOverError``: a ``ResetRequiredError`` (as before) and a ``ValueError``."""
+    from allfives_env.envs.settings import EpisodeOverError, ResetRequiredError
+
+    e = AllFivesSingleAgentEnv(opponents=["greedy"], episode="hand", rules="five_up")
+    e.reset(seed=2)
+    done = False
+    while not done:
+        _, _, terminated, truncated, _ = e.step(int(np.flatnonzero(e.action_masks())[0]))
+        done = terminated or truncated
+    with pytest.raises(EpisodeOverError, match="episode is over") as err:
+        e.step(0)
+    assert isinstance(err.value, ValueError) and isinstance(err.value, ResetRequiredError)

@@ -594,3 +594,140 @@ def test_a_clone_shares_the_rules_and_copies_the_game_apart() -> None:
     copied = copy.deepcopy(state.engine)  # a Game's deep copy is its clone
     assert copied is not state.engine and str(copied) == str(state.engine)
     assert copy.deepcopy(state.rules) is state.rules
+
+
+# ------------------------------------------------------------------ what a state refuses
+
+
+def fingerprint(state: Any) -> tuple[Any, ...]:
+    """All a state shows through pyspiel's API (and what its next moves would be)."""
+    return (
+        state.history(),
+        str(state),
+        state.current_player(),
+        state.returns(),
+        state.legal_actions(),
+        [state.observation_string(p) for p in range(state.num_players())],
+    )
+
+
+def first_node(game: Any, found: Any, seed: int = 0, limit: int = 40) -> Any:
+    """The first state of a seeded random play (a few tries) where ``found(state)`` holds."""
+    for k in range(limit):
+        rng = random.Random(seed * 1000 + k)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if found(state):
+                return state
+            if state.is_chance_node():
+                state.apply_action(rng.choice(state.chance_outcomes())[0])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+        if found(state):
+            return state
+    raise AssertionError("no such node in these plays")
+
+
+@pytest.mark.parametrize("episode", ["hand", "match"])
+def test_a_terminal_state_refuses_every_action_and_its_history_stays(episode: str) -> None:
+    game = load(preset="five_up", players=2, episode=episode)
+    state = random_play(game.new_initial_state(), random.Random(6))
+    before = fingerprint(state)
+    for action in (0, 5, 27, 100, game.num_distinct_actions() - 1):
+        with pytest.raises(pyspiel.SpielError, match="terminal state"):
+            state.apply_action(action)
+    assert fingerprint(state) == before and state.is_terminal()
+    clone = state.clone()  # a clone refuses alike
+    with pytest.raises(pyspiel.SpielError, match="terminal state"):
+        clone.apply_action(0)
+
+
+NODES = {
+    "the deal": lambda s: s.engine is None and s.is_chance_node(),
+    "a lot": lambda s: bool(s.lot),
+    "a draw's tile": lambda s: s.drawing,
+    "the next hand's first tile": lambda s: (
+        s.engine is not None and s.dealt is None and s.is_chance_node() and not s.drawing
+        and not s.lot
+    ),
+    "a seat's move": lambda s: s.current_player() >= 0,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("node", list(NODES))
+def test_every_node_refuses_what_it_cannot_take_and_changes_nothing(node: str) -> None:
+    """An id no player or chance could give here (a tile dealt or drawn already, a tile id or
+    seat out of range, a seat's action at a chance node, a chance outcome at a seat's turn)
+    is a ``SpielError``; the state is as it was, and plays on."""
+    game = load(preset="pagat", players=3, episode="match")
+    state = first_node(game, NODES[node])
+    legal = set(state.legal_actions())
+    bad = [a for a in (0, 1, 2, 3, 27, 28, 29, 100, 10**6, 2**40, -1) if a not in legal]
+    bad += [a for a in range(game.num_distinct_actions()) if a not in legal][:20]
+    before = fingerprint(state)
+    for action in bad:
+        with pytest.raises(pyspiel.SpielError):
+            state.apply_action(action)
+        assert fingerprint(state) == before, action
+    state.apply_action(min(legal))  # and the state plays on
+    assert len(state.history()) == len(before[0]) + 1
+
+
+def test_action_to_string_refuses_an_id_that_is_no_action() -> None:
+    game = load(preset="pagat", players=3, episode="match")
+    n = game.num_distinct_actions()
+    for node, ids in [("the deal", (28, 100, -1)), ("a draw's tile", (28, -1)),
+                      ("a lot", (3, 9, -1)), ("a seat's move", (n, n + 5, -1, -3))]:  # fmt: skip
+        state = first_node(game, NODES[node])
+        player = state.current_player()
+        for action in ids:
+            with pytest.raises(pyspiel.SpielError, match=str(action)):
+                state.action_to_string(player, action)
+        assert state.action_to_string(player, state.legal_actions()[0])
+
+
+@pytest.mark.parametrize("seat", [2, 3, -1, True, 1.0, "0", None])
+def test_what_a_seat_has_seen_is_refused_for_a_seat_that_is_not_one(seat: Any) -> None:
+    """A negative seat does not count from the end: that would be another seat's secrets."""
+    game = load(preset="five_up", players=2)
+    state = first_node(game, NODES["a seat's move"])
+    before = fingerprint(state)
+    for call in (state.private_history, state.drew, state.view):
+        with pytest.raises(pyspiel.SpielError, match="no seat"):
+            call(seat)
+    from open_spiel.python.observation import make_observation
+
+    for iig in (None, pyspiel.IIGObservationType(perfect_recall=True)):
+        observer = make_observation(game, iig)
+        observer.set_from(state, 0)
+        tensor = observer.tensor.copy()
+        with pytest.raises(pyspiel.SpielError, match="no seat"):
+            observer.set_from(state, seat)
+        with pytest.raises(pyspiel.SpielError, match="no seat"):
+            observer.string_from(state, seat)
+        assert np.array_equal(observer.tensor, tensor)
+    assert fingerprint(state) == before
+    assert state.view(np.int64(1)) == state.view(1)
+
+
+@pytest.mark.parametrize("value", [1.0, -0.25, float("nan"), 2, "0.5", None, True])
+def test_resampling_refuses_a_sampler_that_gives_no_probability(value: Any) -> None:
+    game = load(preset="five_up", players=2)
+    state = first_node(game, NODES["a seat's move"])
+    with pytest.raises(pyspiel.SpielError, match="probability_sampler"):
+        state.resample_from_infostate(0, lambda: value)
+    world = state.resample_from_infostate(0, lambda: 0.5)
+    assert world.information_state_string(0) == state.information_state_string(0)
+
+
+@pytest.mark.parametrize(
+    ("player_id", "seed"),
+    [(-1, 0), (4, 0), (True, 0), ("1", 0), (1, -1), (1, 2**64), (1, 2.5), (1, "7"), (1, True)],
+)
+def test_a_bot_refuses_a_seat_or_seed_that_is_not_one(player_id: Any, seed: Any) -> None:
+    from allfives_env.core.errors import ArgumentError
+    from allfives_openspiel.bots import AgentBot
+
+    with pytest.raises(ArgumentError, match="player_id" if seed == 0 else "seed"):
+        AgentBot(player_id, "random", seed=seed)
+    assert AgentBot(np.int64(1), "random", seed=2**64 - 1).player_id() == 1

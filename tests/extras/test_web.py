@@ -254,6 +254,62 @@ def test_a_record_that_is_not_one_is_a_422(client: TestClient) -> None:
         assert r.status_code == 422 and message in r.json()["error"]
 
 
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ('{"seats": ["human", "greedy"], "seed": 1, "seed": 2}', "duplicate key 'seed'"),
+        ('{"seats": ["human", "greedy"], "seats": ["greedy", "greedy"]}', "duplicate key 'seats'"),
+        ('{"seats": ["human", "greedy"], "pace": "step", "pace": "auto"}', "duplicate key 'pace'"),
+        ('{"seats": ["human", "greedy"], "seed": NaN}', "NaN is not JSON"),
+        ('{"seats": ["human", "greedy"], "seed": Infinity}', "Infinity is not JSON"),
+        (
+            '{"seats": ["human", "greedy"], "x": ' + "[" * 100_000 + "]" * 100_000 + "}",
+            "nested too deeply",
+        ),
+    ],
+)
+def test_a_body_read_strictly_is_a_422_naming_what_is_wrong(body: str, message: str) -> None:
+    """Plain JSON keeps the last of a key given twice; every route reads its body as the
+    records are read (:mod:`allfives_env.core.strict_json`), and changes nothing."""
+    client = local()
+    r = client.post("/api/games", content=body, headers=JSON)
+    assert r.status_code == 422 and r.headers["content-type"] == "application/json"
+    error = r.json()["error"]
+    assert message in error and "\n" not in error
+    assert not client.app.state.store.sessions  # type: ignore[attr-defined]
+    bad_utf8 = b'{"seats": ["\xff", "greedy"]}'
+    r = client.post("/api/games", content=bad_utf8, headers=JSON)
+    assert r.status_code == 422 and "not valid JSON" in r.json()["error"]
+
+
+def test_moves_and_seeks_with_a_key_given_twice_are_refused_and_change_nothing() -> None:
+    client = local()
+    state = new_game(client, ["human", "greedy"], seed=2)
+    gid = state["id"]
+    legal = [m["text"] for m in state["legal"]]
+    body = json.dumps({"action": legal[0]})[:-1] + ', "action": ' + json.dumps(legal[-1]) + "}"
+    r = client.post(f"/api/games/{gid}/move", content=body, headers=JSON)
+    assert r.status_code == 422 and "duplicate key 'action'" in r.json()["error"]
+    assert client.get(f"/api/games/{gid}").json() == state
+    done = play_out(client, state, random.Random(2))
+    record = client.get(f"/api/games/{done['id']}/record").text
+    rep = client.post("/api/replays", content=record, headers=JSON).json()
+    r = client.post(f"/api/games/{rep['id']}/seek", content='{"at": 3, "at": 5}', headers=JSON)
+    assert r.status_code == 422 and "duplicate key 'at'" in r.json()["error"]
+    assert client.get(f"/api/games/{rep['id']}").json()["at"] == 0
+    doubled = record.replace('"format"', '"format": "allfives-record/1", "format"', 1)
+    r = client.post("/api/replays", content=doubled, headers=JSON)  # read by the record reader
+    assert r.status_code == 422 and "duplicate key 'format'" in r.json()["error"]
+
+
+def test_a_record_whose_extra_keys_are_of_the_wrong_type_is_a_422(client: TestClient) -> None:
+    done = play_out(client, new_game(client, ["human", "random"], seed=6), random.Random(6))
+    record = json.loads(client.get(f"/api/games/{done['id']}/record").text)
+    for key, value in [("players", ["only one"]), ("seed", "6"), ("human_seat", 7)]:
+        r = client.post("/api/replays", json={**record, key: value})
+        assert r.status_code == 422 and key in r.json()["error"], r.text
+
+
 def test_a_replay_steps_back_and_forth_through_the_record(client: TestClient) -> None:
     done = play_out(client, new_game(client, ["human", "random"], seed=4), random.Random(4))
     record = client.get(f"/api/games/{done['id']}/record").text

@@ -217,6 +217,97 @@ def test_bad_arguments_are_refused() -> None:
         VectorGame(rules, 2, action_features="outlooks")
 
 
+BAD_SEEDS = [
+    2**64,
+    -1,
+    np.int64(-3),
+    2.5,
+    True,
+    np.True_,
+    "7",
+    None,
+    b"\x01",
+]
+BAD_SEED_LISTS = [
+    [1, 2, 3],  # one too many
+    [1],
+    [2**64, 1],
+    [1, -1],
+    [True, False],
+    [1.5, 2],
+    ["1", "2"],
+    [None, 1],
+    np.array([1, 2, 3]),
+    np.array([1.0, 2.0]),
+    np.array([[1, 2]]),
+    np.array([-1, 1]),
+    np.array([True, False]),
+    np.array(["1", "2"]),
+    {1, 2},
+    "12",
+]
+
+
+@pytest.mark.parametrize("seeds", BAD_SEEDS + BAD_SEED_LISTS, ids=repr)
+def test_a_bad_seed_is_one_typed_error_naming_it_and_changes_no_game(seeds: object) -> None:
+    """``reset``, ``reset_games``, ``policy_rng`` and ``derive_seeds`` take the environments'
+    seeds (ints from 0 to 2**64 - 1), one or a list; anything else is a ``VectorConfigError``
+    that names the call, never an ``OverflowError`` or a seed read some other way."""
+    from allfives_env.vector.rng import derive_seeds
+
+    vg = VectorGame(Rules.preset("pagat", 2), 2)
+    vg.reset(5)
+    before = snapshot(vg)
+    with pytest.raises(VectorConfigError, match=r"^reset: .*seed"):
+        vg.reset(seeds)  # type: ignore[arg-type]
+    if seeds is not None and not isinstance(seeds, int | np.integer):  # (None: their own)
+        with pytest.raises(VectorConfigError, match=r"^reset_games: .*seed"):
+            vg.reset_games([0, 1], seeds)  # type: ignore[arg-type]
+    assert all(np.array_equal(x, y) for x, y in zip(before, snapshot(vg), strict=True))
+    with pytest.raises(VectorConfigError, match=r"^policy_rng: .*seed"):
+        policy_rng(seeds, 2)  # type: ignore[arg-type]
+    if not isinstance(seeds, list | np.ndarray | set | str):
+        with pytest.raises(VectorConfigError, match=r"^derive_seeds: .*seed"):
+            derive_seeds(seeds, 2)  # type: ignore[arg-type]
+
+
+def test_every_seed_from_0_to_2_to_the_64_is_taken_in_every_form() -> None:
+    vg = VectorGame(Rules.preset("pagat", 2), 2)
+    for seeds in (0, 2**64 - 1, np.uint64(2**64 - 1), [0, 2**64 - 1], np.array([3, 4]),
+                  np.array([2**64 - 1, 0], np.uint64), (7, 8), range(2)):  # fmt: skip
+        vg.reset(seeds)  # type: ignore[arg-type]
+        vg.reset_games([1], [2**64 - 1])
+    assert np.array_equal(policy_rng([3, 4]), policy_rng(np.array([3, 4], np.uint64)))
+    assert np.array_equal(policy_rng(7, 3), policy_rng(np.int64(7), 3))
+    for bad in (-1, 2.0, True, "3"):
+        with pytest.raises(VectorConfigError, match="num_games"):
+            policy_rng(7, bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("index", [-1, 6, True, 1.0, "0", None, np.int64(-2)], ids=repr)
+def test_a_game_index_that_is_no_game_is_refused_by_every_method_that_takes_one(
+    vg: VectorGame, index: object
+) -> None:
+    """A negative index does not count from the end (that would be another game, silently)."""
+    recording = VectorGame(Rules.preset("pagat", 2), 6, record=True)
+    recording.reset(1)
+    calls = {
+        "legal_actions": vg.legal_actions,
+        "deal": vg.deal,
+        "game": vg.game,
+        "view": vg.view,
+        "hand_actions": vg.hand_actions,
+        "describe": vg.describe,
+        "record": recording.record,
+    }
+    before = snapshot(vg)
+    for name, call in calls.items():
+        with pytest.raises(VectorConfigError, match=f"^{name}: game index must be in 0-5"):
+            call(index)
+    assert vg.legal_actions(np.int64(5)) == vg.legal_actions(5)
+    assert all(np.array_equal(x, y) for x, y in zip(before, snapshot(vg), strict=True))
+
+
 # ---------------------------------------------------------------------- policies
 
 

@@ -130,6 +130,49 @@ def test_bad_input_and_errors_inside_a_step() -> None:
         broken.step(np.zeros(4, np.int64))
 
 
+@pytest.mark.parametrize("seed", [2**64, -1, np.int64(-1), 2.5, True, "7", [1, 2, 3]], ids=repr)
+def test_every_vector_front_end_refuses_a_bad_seed_and_changes_nothing(seed: Any) -> None:
+    """The engine's own entry points and every front end over it take the same seeds (ints
+    from 0 to 2**64 - 1; ``None``: the next one); a bad one is one typed error naming it."""
+    pytest.importorskip("stable_baselines3")
+    from allfives_env.vector import VectorConfigError, VectorGame
+    from allfives_env.vector.sb3 import AllFivesVecEnv
+
+    gym_env = AllFivesVectorEnv(2, opponents="greedy")
+    obs, _ = gym_env.reset(seed=3)
+    batch = LearnerBatch(2, "pagat", opponents="greedy")
+    multi = AllFivesMultiAgentVectorEnv(2, "pagat")
+    multi.reset(seed=3)
+    sb3 = AllFivesVecEnv(2, opponents="greedy")
+    for call in (
+        lambda: gym_env.reset(seed=seed),
+        lambda: batch.reset(seed),
+        lambda: multi.reset(seed),
+        lambda: sb3.seed(seed),
+        lambda: AllFivesVecEnv(2, seed=seed),
+    ):
+        with pytest.raises(EnvConfigError, match="seed"):
+            call()
+    with pytest.raises(VectorConfigError, match="seed"):
+        VectorGame(Rules.preset("pagat", 2), 2).reset(seed)
+    assert np.array_equal(gym_env.reset(seed=3)[0], obs)
+
+
+def test_sb3_step_wait_without_step_async_is_a_typed_error() -> None:
+    pytest.importorskip("stable_baselines3")
+    from allfives_env.vector.sb3 import AllFivesVecEnv
+
+    venv = AllFivesVecEnv(2, opponents="greedy", seed=1)
+    obs = venv.reset()
+    with pytest.raises(ResetRequiredError, match="step_async"):
+        venv.step_wait()
+    venv.step_async(first_legal(venv.action_masks()))
+    venv.step_wait()
+    with pytest.raises(ResetRequiredError, match="step_async"):  # once per step_async
+        venv.step_wait()
+    assert obs.shape == (2, 222)
+
+
 def test_gymnasium_vector_env_same_step_autoreset() -> None:
     envs = AllFivesVectorEnv(8, opponents="greedy", reward="win")
     obs, infos = envs.reset(seed=0)
