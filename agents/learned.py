@@ -32,6 +32,7 @@ from agents.numpy_networks import (
     policy_from_npz,
     uniform,
 )
+from allfives_env.core import strict_json
 from allfives_env.core.actions import DRAW_ID, Action
 from allfives_env.core.rules import Rules
 from allfives_env.core.view import PlayerView
@@ -61,18 +62,105 @@ class PolicySpec:
         return {"rules": dataclasses.asdict(self.rules), "action_features": self.action_features}
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> PolicySpec:
-        """Read :meth:`to_json`'s dict.
+    def from_json(cls, obj: Any, where: str = META_FILE) -> PolicySpec:
+        """Read :meth:`to_json`'s dict, checked field by field.
+
+        Args:
+            obj: the decoded JSON.
+            where: the file it came from, for the messages.
 
         Raises:
-            CheckpointError: if it is malformed.
+            CheckpointError: naming ``where`` and the field, if ``obj`` is not an object, lacks
+                ``rules`` (with at least ``name`` and ``num_players``) or ``action_features``,
+                names a rules field that does not exist, or holds a value of the wrong type.
         """
+        if not isinstance(obj, dict):
+            raise CheckpointError(f"bad {where}: not a JSON object")
+        for key in ("rules", "action_features"):
+            if key not in obj:
+                raise CheckpointError(f"bad {where}: no {key!r} field")
+        rules = obj["rules"]
+        if not isinstance(rules, dict):
+            raise CheckpointError(f"bad {where}: 'rules' must be an object")
+        known = {f.name for f in dataclasses.fields(Rules)}
+        unknown = sorted(set(rules) - known)
+        if unknown:
+            raise CheckpointError(f"bad {where}: unknown rules field(s) {', '.join(unknown)}")
+        for key in ("name", "num_players"):
+            if key not in rules:
+                raise CheckpointError(f"bad {where}: the rules name no {key!r}")
+        features = obj["action_features"]
         try:
-            features = obj["action_features"]
             feature_set(features)
-            return cls(Rules(**obj["rules"]), features)
-        except (KeyError, TypeError, ValueError) as e:
-            raise CheckpointError(f"bad {META_FILE}: {e}") from None
+            return cls(Rules(**rules), features)
+        except (TypeError, ValueError) as e:
+            raise CheckpointError(f"bad {where}: {e}") from None
+
+
+FIELD_KINDS = {
+    "text": "a string",
+    "flag": "true or false",
+    "count": "a whole number of at least 1",
+    "counts": "a list of whole numbers of at least 1",
+}
+"""The kinds of field :func:`check_fields` knows, and how a message names them."""
+
+
+def _is_count(x: object) -> bool:
+    return type(x) is int and x >= 1
+
+
+def _of_kind(kind: str, value: object) -> bool:
+    if kind == "text":
+        return isinstance(value, str)
+    if kind == "flag":
+        return isinstance(value, bool)
+    if kind == "count":
+        return _is_count(value)
+    return isinstance(value, list) and all(_is_count(x) for x in value)
+
+
+def check_fields(obj: Any, fields: dict[str, str], where: str) -> dict[str, Any]:
+    """``obj`` checked to be a JSON object with exactly the keys of ``fields``, each of its kind
+    (:data:`FIELD_KINDS`: ``"text"``, ``"flag"``, ``"count"``, ``"counts"``); ``"counts"``
+    values come back as tuples.
+
+    Raises:
+        CheckpointError: naming ``where`` and the first field that is missing, unknown or of
+            the wrong kind.
+    """
+    if not isinstance(obj, dict):
+        raise CheckpointError(f"bad {where}: not a JSON object")
+    unknown = sorted(set(obj) - set(fields))
+    if unknown:
+        raise CheckpointError(f"bad {where}: unknown field(s) {', '.join(unknown)}")
+    out: dict[str, Any] = {}
+    for key, kind in fields.items():
+        if key not in obj:
+            raise CheckpointError(f"bad {where}: no {key!r} field")
+        value = obj[key]
+        if not _of_kind(kind, value):
+            raise CheckpointError(
+                f"bad {where}: {key!r} must be {FIELD_KINDS[kind]}, not {value!r}"
+            )
+        out[key] = tuple(value) if kind == "counts" else value
+    return out
+
+
+def decode_meta(data: bytes, where: str) -> Any:
+    """The JSON in ``data`` (a :data:`META_FILE`), read strictly
+    (:func:`allfives_env.core.strict_json.loads`: a key given twice, ``NaN`` or text that is
+    not UTF-8 is refused).
+
+    Raises:
+        CheckpointError: naming ``where``, for anything but strict JSON.
+    """
+    try:
+        return strict_json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise CheckpointError(f"bad {where}: not UTF-8 text") from None
+    except ValueError as e:
+        raise CheckpointError(f"bad {where}: {e}") from None
 
 
 def write_checkpoint(
@@ -94,19 +182,27 @@ def read_checkpoint_files(path: str | Path, *names: str) -> tuple[PolicySpec, di
     name (a file it lacks is left out).
 
     Raises:
-        CheckpointError: if the file is missing, is not a zip file, or lacks or has a
-            malformed :data:`META_FILE`.
+        CheckpointError: if the file is missing, is not a zip file (or a truncated or damaged
+            one), or lacks or has a malformed :data:`META_FILE` (strict JSON, checked field by
+            field).
     """
+    shown = str(path)
     try:
         with zipfile.ZipFile(path) as z:
             held = set(z.namelist())
-            meta = json.loads(z.read(META_FILE))
+            meta = z.read(META_FILE) if META_FILE in held else None
             files = {name: z.read(name) for name in names if name in held}
     except FileNotFoundError:
-        raise CheckpointError(f"no checkpoint at {str(path)!r}") from None
-    except (zipfile.BadZipFile, KeyError, OSError, ValueError) as e:
-        raise CheckpointError(f"{str(path)!r} is not an allfives checkpoint: {e}") from None
-    return PolicySpec.from_json(meta), files
+        raise CheckpointError(f"no checkpoint at {shown!r}") from None
+    except IsADirectoryError:
+        raise CheckpointError(f"{shown!r} is a folder, not a checkpoint file") from None
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as e:
+        # BadZipFile: not a zip, truncated, or a member's CRC is wrong
+        raise CheckpointError(f"{shown!r} is not an allfives checkpoint: {e}") from None
+    if meta is None:
+        raise CheckpointError(f"{shown!r} is not an allfives checkpoint: it holds no {META_FILE}")
+    where = f"{META_FILE} in {shown!r}"
+    return PolicySpec.from_json(decode_meta(meta, where), where), files
 
 
 def read_checkpoint(path: str | Path) -> tuple[PolicySpec, Policy]:
@@ -115,17 +211,26 @@ def read_checkpoint(path: str | Path) -> tuple[PolicySpec, Policy]:
     Raises:
         CheckpointError: if the file is missing, not a checkpoint, lacks the allfives files,
             or holds a network that does not fit its rules' observation and actions (an array
-            of the wrong shape) or has NaN or infinite weights.
+            of the wrong shape), has NaN or infinite weights, or is not an ``.npz`` (or a
+            truncated one).
     """
     spec, files = read_checkpoint_files(path, WEIGHTS_FILE)
-    try:
-        weights = policy_from_npz(files[WEIGHTS_FILE])
-    except KeyError:
+    if WEIGHTS_FILE not in files:
         raise CheckpointError(
             f"{str(path)!r} is not an allfives checkpoint: it holds no {WEIGHTS_FILE}"
+        )
+    data = files[WEIGHTS_FILE]
+    if not zipfile.is_zipfile(io.BytesIO(data)):  # np.load would read an .npy as an array
+        raise CheckpointError(
+            f"{str(path)!r} is not an allfives checkpoint: its {WEIGHTS_FILE} is not an .npz "
+            "(truncated or damaged?)"
+        )
+    try:
+        weights = policy_from_npz(data)
+    except (KeyError, ValueError, OSError, EOFError, zipfile.BadZipFile) as e:
+        raise CheckpointError(
+            f"{str(path)!r} is not an allfives checkpoint: its {WEIGHTS_FILE} is damaged ({e})"
         ) from None
-    except ValueError as e:
-        raise CheckpointError(f"{str(path)!r} is not an allfives checkpoint: {e}") from None
     enc = Encoding(spec.rules, spec.action_features)
     try:
         check_weights(weights, enc.obs_size, enc.num_actions)
@@ -159,21 +264,32 @@ def read_policy_meta(
     holds ``weights_file`` beside it (the folders the BenchMARL and OpenSpiel trainers write).
 
     Raises:
-        CheckpointError: if ``folder`` lacks either file, or the metadata is unreadable or has no
-            ``entry``; the message names the command that writes such a folder (``made_by``).
+        CheckpointError: if ``folder`` lacks either file, or the metadata is unreadable, not
+            strict JSON, malformed (:meth:`PolicySpec.from_json`) or has no ``entry``; the
+            message names the command that writes such a folder (``made_by``).
     """
     if not holds_policy(folder, weights_file):
         raise CheckpointError(
             f"no {entry} policy at {str(folder)!r} (a folder holding {META_FILE} and "
             f"{weights_file}, as {made_by} --out writes)"
         )
-    try:
-        meta = json.loads((folder / META_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise CheckpointError(f"bad {folder / META_FILE}: {e}") from None
+    meta = read_meta_file(folder / META_FILE)
     if not isinstance(meta, dict) or entry not in meta:
         raise CheckpointError(f"bad {folder / META_FILE}: no {entry!r} entry")
-    return PolicySpec.from_json(meta), meta[entry]
+    return PolicySpec.from_json(meta, str(folder / META_FILE)), meta[entry]
+
+
+def read_meta_file(path: Path) -> Any:
+    """The strict JSON of the :data:`META_FILE` at ``path`` (:func:`decode_meta`).
+
+    Raises:
+        CheckpointError: naming ``path``, if it cannot be read or is not strict JSON.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise CheckpointError(f"cannot read {path}: {e.strerror or e}") from None
+    return decode_meta(data, str(path))
 
 
 def check_trained_rules(name: str, trained: Rules, rules: Rules) -> None:

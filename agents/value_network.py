@@ -16,6 +16,7 @@ output times :attr:`ValueNetwork.scale` is points. It sees nothing the seat cann
 from __future__ import annotations
 
 import io
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,17 +79,22 @@ class ValueNetwork:
             ValueError: naming what does not fit (a missing or non-finite array, a layer that
                 does not read the one before, more than one output, a bad scale).
         """
+        if not zipfile.is_zipfile(io.BytesIO(data)):  # np.load would read an .npy as an array
+            raise ValueError("not a weights file (an .npz)")
         try:
             with np.load(io.BytesIO(data)) as z:
                 arrays = {k: z[k] for k in z.files}
-        except (OSError, EOFError, ValueError) as e:
+        except (OSError, EOFError, ValueError, zipfile.BadZipFile) as e:  # truncated: BadZipFile
             raise ValueError(f"not a weights file: {e}") from None
         depth = sum(1 for k in arrays if k.startswith("w"))
         try:
             layers = [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(depth)]
-            scale = float(arrays["scale"])
-        except (KeyError, TypeError) as e:
+            scale_array = arrays["scale"]
+        except KeyError as e:
             raise ValueError(f"the value network lacks {e}") from None
+        if scale_array.shape != () or scale_array.dtype.kind not in "fiu":
+            raise ValueError(f"scale must be one number, not an array of {scale_array.dtype}")
+        scale = float(scale_array)
         if not layers:
             raise ValueError("the value network has no layer")
         size = input_size

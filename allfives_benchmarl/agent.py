@@ -102,5 +102,7 @@ def make(argument: str) -> BenchMARLAgent:
         CheckpointError: for an empty or unreadable ``PATH``.
     """
     if not argument:
-        raise CheckpointError("benchmarl: needs a path (benchmarl:PATH, a policy folder)")
+        raise CheckpointError(
+            "bad agent spec 'benchmarl:': it needs a path (benchmarl:PATH, a policy folder)"
+        )
     return load_benchmarl_agent(argument)

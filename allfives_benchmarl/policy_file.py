@@ -28,10 +28,12 @@ from agents.learned import (
     META_FILE,
     CheckpointError,
     PolicySpec,
+    check_fields,
     holds_policy,
     read_policy_meta,
     write_policy_folder,
 )
+from allfives_env.envs.spaces import Encoding
 
 WEIGHTS_FILE = "allfives_benchmarl.pt"
 """The actor's weights in a policy folder."""
@@ -57,18 +59,32 @@ class NetworkSpec:
 
     @classmethod
     def from_json(cls, obj: Any) -> NetworkSpec:
-        """Read :func:`dataclasses.asdict`'s dict.
+        """Read :func:`dataclasses.asdict`'s dict, checked field by field.
 
         Raises:
-            CheckpointError: if it is malformed.
+            CheckpointError: naming the field, if it is malformed (a missing or unknown field,
+                a value of the wrong type, an output or activation that does not exist).
         """
-        try:
-            spec = cls(**{**obj, "num_cells": tuple(int(c) for c in obj["num_cells"])})
-        except (KeyError, TypeError, ValueError) as e:
-            raise CheckpointError(f"bad 'benchmarl' entry in {META_FILE}: {e}") from None
+        where = f"'benchmarl' entry in {META_FILE}"
+        spec = cls(**check_fields(obj, _NETWORK_FIELDS, where))
+        if spec.out_key not in ("logits", "action_value"):
+            raise CheckpointError(f"bad {where}: out_key {spec.out_key!r}")
         if not isinstance(getattr(nn, spec.activation, None), type):
-            raise CheckpointError(f"bad 'benchmarl' entry in {META_FILE}: {spec.activation!r}")
+            raise CheckpointError(f"bad {where}: no activation {spec.activation!r} in torch.nn")
         return spec
+
+
+_NETWORK_FIELDS = {
+    "algorithm": "text",
+    "group": "text",
+    "n_agents": "count",
+    "obs_size": "count",
+    "num_actions": "count",
+    "out_key": "text",
+    "num_cells": "counts",
+    "activation": "text",
+    "share_params": "flag",
+}
 
 
 def build_model(net: NetworkSpec) -> Any:
@@ -132,6 +148,13 @@ def load_policy(folder: Path) -> tuple[PolicySpec, NetworkSpec, Any]:
         folder, WEIGHTS_FILE, "benchmarl", "python -m allfives_benchmarl.train"
     )
     net = NetworkSpec.from_json(entry)
+    enc = Encoding(spec.rules, spec.action_features)
+    want = (spec.rules.num_players, enc.obs_size, enc.num_actions + 1)  # + WAIT
+    if (net.n_agents, net.obs_size, net.num_actions) != want:
+        raise CheckpointError(
+            f"{folder}: the network's shape (agents, observation, actions) "
+            f"{(net.n_agents, net.obs_size, net.num_actions)} does not fit its rules: {want}"
+        )
     model = build_model(net)
     try:
         state = torch.load(folder / WEIGHTS_FILE, map_location="cpu", weights_only=True)

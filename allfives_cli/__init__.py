@@ -13,7 +13,11 @@ Commands:
   serve           the web page: play, watch and replay games in the browser
 
 A user mistake (bad arguments, an invalid record, a missing file) prints one line on stderr and
-exits with status 2; nothing is printed on stdout and no traceback is shown.
+exits with status 2; nothing is printed on stdout and no traceback is shown. Everything is
+checked before any work: the agents (one spec per argument) and the rules they can play, and
+every file a command would write (an existing one is refused without ``--force``:
+:func:`agents.files.check_output`). A write that fails at the end (a full disk) is one such
+line too, and no success line is printed before it. Ctrl-C exits with status 130, quietly.
 """
 
 from __future__ import annotations
@@ -24,14 +28,25 @@ import sys
 from collections.abc import Sequence
 
 from agents.errors import AgentError
-from agents.registry import make_agent
+from agents.files import check_output
+from agents.registry import agent_for
 from allfives_cli.benchmark import add_benchmark_parsers, run_benchmark, run_leaderboard
 from allfives_cli.evaluate import add_eval_parser, run_eval
-from allfives_cli.options import Parser, add_rules_options, fail, rules_from_args, split_specs
+from allfives_cli.options import (
+    Parser,
+    add_force_option,
+    add_rules_options,
+    agent_specs,
+    fail,
+    rules_from_args,
+)
 from allfives_cli.play import add_play_parser, run_play
 from allfives_cli.serve import add_serve_parser, run_serve
 from allfives_cli.speed import add_speed_parser, run_speed
 from allfives_env.core.errors import AllFivesError
+
+DEMO_AGENTS = ("greedy", "random")
+"""``allfives demo``'s agents without ``--agents``."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -52,11 +67,15 @@ def build_parser() -> argparse.ArgumentParser:
     add_rules_options(p)
     p.add_argument(
         "--agents",
-        default="greedy,random",
-        help="agent spec per seat, cycled, separated by commas (or by ';' when a spec has "
-        "parameters, e.g. 'search:sims=50;random'); default: greedy,random",
+        nargs="+",
+        action="extend",
+        metavar="AGENT",
+        help="the agent of each seat, one spec per argument (the option may be repeated), "
+        "cycled over the seats: a name, name:key=value,key=value or a .zip checkpoint (e.g. "
+        "--agents search:sims=50,time=1 random); default: greedy random",
     )
     p.add_argument("--save", metavar="FILE", help="save the match as a game record")
+    add_force_option(p, "the --save file")
     p.add_argument("--quiet", action="store_true", help="print only the result")
 
     add_speed_parser(sub)
@@ -81,18 +100,14 @@ def _replay(path: str) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from agents.play.demo import play_demo
 
-    names = split_specs(args.agents)
-    if not names:
-        return fail("--agents names no agent")
+    names = agent_specs("--agents", args.agents or DEMO_AGENTS)
     rules = rules_from_args(args)
     if len(names) > rules.num_players:
         return fail(f"--agents names {len(names)} agents for {rules.num_players} seats")
+    save = None if args.save is None else check_output(args.save, "--save", force=args.force)
     for name in names:
-        make_agent(name)  # an unknown name fails here, before anything is printed
-    if args.save is None:
-        return play_demo(rules, names, args.seed, None, args.quiet, sys.stdout)
-    with open(args.save, "w", encoding="utf-8") as save:  # an unwritable path fails before play
-        return play_demo(rules, names, args.seed, save, args.quiet, sys.stdout)
+        agent_for(name, rules)  # an unknown name or other rules fail here, before any output
+    return play_demo(rules, names, args.seed, save, args.quiet, sys.stdout)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -6,16 +6,18 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import shlex
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from agents.eval.match import EvalError
 from agents.eval.runner import useful_processes
-from allfives_cli.options import positive_int
+from agents.files import check_output, write_output
+from allfives_cli.options import add_force_option, positive_int
 
 
 def add_benchmark_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -41,8 +43,10 @@ def add_benchmark_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
     p.add_argument(
         "--out",
         default="benchmarks",
-        help="folder for the results, one set of files per agent (default ./benchmarks)",
+        help="folder for the results, one set of files per agent: LABEL.json, .md and .png "
+        "(default ./benchmarks)",
     )
+    add_force_option(p, "result files in --out")
     p.add_argument(
         "--processes",
         type=positive_int,
@@ -76,7 +80,9 @@ def add_benchmark_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
     p.add_argument(
         "--write",
         metavar="DOC",
-        help="replace the leaderboard section of DOC (docs/BENCHMARK.md); else print it",
+        help="replace the leaderboard section of each protocol in DOC (docs/BENCHMARK.md), "
+        "between its marker lines, and nothing else (a DOC without them is refused); else "
+        "print it",
     )
 
 
@@ -87,14 +93,21 @@ def _slug(label: str) -> str:
 def run_benchmark(args: argparse.Namespace, out: Callable[[str], None] = print) -> int:
     """Run ``allfives benchmark``.
 
+    Every check (the agents, the modules, the output files) runs before any match: the files
+    each agent would write in ``--out`` (``LABEL.json``, ``.md``, ``.png``) are refused if one
+    exists, unless ``--force``, or if two agents would write the same ones. Progress (an
+    estimate of the length at the start, then a bar) goes to stderr unless ``--quiet``.
+
     Raises:
         EvalError: for a bad request or a failed best response (one line).
         UnknownAgentError: for an agent spec the registry does not know.
+        OutputFileError: for a result file that exists (without ``--force``) or cannot be
+            written.
     """
     from agents.benchmark.protocol import FULL, PROTOCOLS
     from agents.benchmark.report import markdown
     from agents.benchmark.run import benchmark, play_reference, reference_file
-    from agents.eval.tournament import check_specs
+    from agents.eval.tournament import check_specs, labels_of
 
     protocol = PROTOCOLS[args.protocol]
     processes = useful_processes(args.processes)  # at most one per core
@@ -107,8 +120,9 @@ def run_benchmark(args: argparse.Namespace, out: Callable[[str], None] = print) 
         if importlib.util.find_spec(module) is None:
             raise EvalError(f"the benchmark's {what} need {module}: pip install -e '.[train]'")
     folder = Path(args.out)
-    if folder.exists() and not folder.is_dir():
-        raise EvalError(f"--out {args.out}: not a folder")
+    specs = list(protocol.opponents) if args.reference else list(args.agents)
+    labels = [args.label] if args.label is not None else [labels_of([s])[0] for s in specs]
+    check_result_files(folder, labels, args.force)
     progress = not args.quiet
 
     def note(text: str) -> None:
@@ -135,7 +149,7 @@ def run_benchmark(args: argparse.Namespace, out: Callable[[str], None] = print) 
         ratings = {s: {k: list(v) for k, v in r.items()} for s, r in reference.items()}
         words = ["allfives", "benchmark", "--reference", "--protocol", protocol.name]
         made = {"format": protocol.name, "command": shlex.join(words), "ratings": ratings}
-        path.write_text(json.dumps(made, indent=1) + "\n", encoding="utf-8")
+        write_output(path, (json.dumps(made, indent=1) + "\n").encode("utf-8"), "--reference")
         out(f"wrote {path}")
     else:
         results = [
@@ -154,30 +168,83 @@ def run_benchmark(args: argparse.Namespace, out: Callable[[str], None] = print) 
     return 0
 
 
+RESULT_SUFFIXES = (".json", ".md", ".png")
+"""The files each benchmarked agent gets in ``--out``: ``LABEL`` and these."""
+
+
+def check_result_files(folder: Path, labels: Sequence[str], force: bool) -> None:
+    """Check, before any match, that the result files of agents ``labels`` may be written in
+    ``folder`` (made if missing): none exists unless ``force``, and no two agents share them.
+
+    Raises:
+        EvalError: for a ``folder`` that is a file, or cannot be made or written in; for two
+            agents whose files would be the same.
+        OutputFileError: for a result file that exists (without ``force``) or cannot be
+            replaced.
+    """
+    if folder.exists() and not folder.is_dir():
+        raise EvalError(f"--out {folder}: not a folder")
+    owners: dict[str, str] = {}
+    for label in labels:
+        slug = _slug(label)
+        if slug in owners:
+            raise EvalError(
+                f"agents {owners[slug]!r} and {label!r} would write the same files "
+                f"{folder / slug}.*: benchmark them one at a time, each with its own --label"
+            )
+        owners[slug] = label
+        if folder.is_dir():
+            for suffix in RESULT_SUFFIXES:
+                check_output(folder / f"{slug}{suffix}", "--out", force=force)
+    if not folder.is_dir():
+        above = folder.parent
+        while not above.exists() and above != above.parent:
+            above = above.parent
+        if not above.is_dir() or not os.access(above, os.W_OK | os.X_OK):
+            raise EvalError(f"--out {folder}: cannot make it in {str(above)!r}")
+
+
 def write_outputs(result: dict[str, Any], base: Path) -> None:
-    """``base``.json, .md and .png of one agent's result."""
+    """``base``.json, .md and .png of one agent's result, each written whole.
+
+    Raises:
+        OutputFileError: if one cannot be written.
+    """
     from agents.benchmark.report import markdown, write_json, write_png
 
     write_json(result, base.parent / f"{base.name}.json")
-    (base.parent / f"{base.name}.md").write_text(markdown(result), encoding="utf-8")
+    write_output(base.parent / f"{base.name}.md", markdown(result).encode("utf-8"), "--out")
     write_png(result, base.parent / f"{base.name}.png")
 
 
 def run_leaderboard(args: argparse.Namespace, out: Callable[[str], None] = print) -> int:
     """Run ``allfives leaderboard``.
 
+    Every result file is read strictly and checked field by field before anything is printed
+    or written; ``--write`` replaces only the sections between the document's markers (a
+    document without them is refused: nothing else of it is ever replaced), whole.
+
     Raises:
-        EvalError: for a file that is not a benchmark result, or a document without the
-            section's markers.
+        EvalError: for a file that is not a benchmark result (naming the file and the field),
+            one of an unknown protocol, a file (or an agent's result) given twice, or a
+            document without the section's markers.
+        OutputFileError: for a document that cannot be written.
     """
-    from agents.benchmark.report import by_protocol, leaderboard, read_result, update_leaderboard
+    from agents.benchmark.report import (
+        by_protocol,
+        check_distinct,
+        leaderboard,
+        read_result,
+        update_leaderboard,
+    )
 
     results = [read_result(Path(p)) for p in args.results]
+    check_distinct(list(zip(args.results, results, strict=True)))
     if args.write is None:
         out("\n".join(leaderboard(group) for group in by_protocol(results).values()))
         return 0
-    doc = Path(args.write)
+    doc = check_output(args.write, "--write", force=True)  # the sections only: on purpose
     text = update_leaderboard(doc, results)
-    doc.write_text(text, encoding="utf-8")
+    write_output(doc, text.encode("utf-8"), "--write")
     out(f"wrote the leaderboard of {len(results)} results into {doc}")
     return 0

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import os
 import time
 from collections.abc import Callable
 from typing import Any
 
 from agents.eval.match import EvalError
-from agents.eval.report import check_writable, table, write_json, write_png
+from agents.eval.report import table, write_json, write_png
 from agents.eval.results import Evaluation, League
 from agents.eval.runner import useful_processes
 from agents.eval.tournament import check_specs, evaluate, league
-from allfives_cli.options import add_rules_options, positive_int, rules_from_args
+from agents.files import check_output, check_outputs
+from allfives_cli.options import add_force_option, add_rules_options, positive_int, rules_from_args
+
+SUFFIXES: dict[str, tuple[str, ...]] = {"--json": (), "--png": (".png",)}
+"""The suffixes each output must end in (its format is the suffix's): any for JSON."""
 
 
 def add_eval_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -48,7 +51,8 @@ def add_eval_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         "results",
     )
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
-    p.add_argument("--png", metavar="FILE", help="write a chart of the results")
+    p.add_argument("--png", metavar="FILE.png", help="write a chart of the results (a PNG)")
+    add_force_option(p, "a --json or --png file")
     p.add_argument("--league", action="store_true", help="play every pair of agents")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -56,11 +60,14 @@ def add_eval_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
 def run_eval(args: argparse.Namespace, out: Callable[[str], None] = print) -> int:
     """Run ``allfives eval`` with parsed ``args``: play, print a table, write the files.
 
-    Every check (agents and the rules they can play, numbers, output paths, matplotlib for
-    ``--png``) runs before any match is played.
+    Every check (agents and the rules they can play, numbers, output paths and their
+    suffixes, an existing file without ``--force``, matplotlib for ``--png``) runs before any
+    match is played.
 
     Raises:
         EvalError: for a bad request (one line, for the caller to print).
+        OutputFileError: for an output path that cannot be written, a ``--png`` not ending in
+            ``.png``, both naming one file, or an existing file without ``--force``.
         UnknownAgentError: for an agent spec the registry does not know.
         RulesError: for rules the engine refuses.
     """
@@ -80,11 +87,10 @@ def run_eval(args: argparse.Namespace, out: Callable[[str], None] = print) -> in
         raise EvalError(
             f"{rules.describe()} has {k} sides: give {k} agents, one per side, not {len(specs)}"
         )
-    paths = [p for p in (args.json, args.png) if p is not None]
-    if len(paths) == 2 and os.path.abspath(paths[0]) == os.path.abspath(paths[1]):
-        raise EvalError(f"--json and --png name the same file: {paths[0]}")
-    for path in paths:
-        check_writable(path)
+    outputs = [(p, o) for p, o in ((args.json, "--json"), (args.png, "--png")) if p is not None]
+    check_outputs(outputs)
+    for path, option in outputs:
+        check_output(path, option, force=args.force, suffixes=SUFFIXES[option])
     if args.png is not None and importlib.util.find_spec("matplotlib") is None:
         raise EvalError("--png needs matplotlib (pip install matplotlib)")
     check_specs(specs, rules)

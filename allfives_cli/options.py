@@ -1,4 +1,5 @@
-"""What every ``allfives`` subcommand shares: one-line errors, the rules options, number types.
+"""What every ``allfives`` subcommand shares: one-line errors, the rules options, number types,
+agent specs (one per argument: :func:`agent_specs`) and ``--force`` for output files.
 
 A user mistake prints one line on stderr and exits with status 2 (:data:`EXIT_USAGE`); nothing
 is printed on stdout and no traceback is shown.
@@ -7,9 +8,13 @@ is printed on stdout and no traceback is shown.
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
+from collections.abc import Sequence
 from typing import NoReturn
 
+from agents.errors import AgentError
+from agents.registry import joined_specs
 from allfives_env.core.rules import PRESETS, Rules
 from allfives_env.envs.settings import rules_of
 
@@ -82,7 +87,33 @@ def rules_from_args(args: argparse.Namespace) -> Rules:
     return rules_of(args.preset, args.players, args.partnerships)
 
 
-def split_specs(text: str) -> list[str]:
-    """Agent specs from ``"greedy,random"`` (or ``"search:sims=50,time=1;random"`` with ';')."""
-    parts = text.split(";" if ";" in text else ",")
-    return [p.strip() for p in parts if p.strip()]
+def add_force_option(p: argparse.ArgumentParser, what: str = "an output file") -> None:
+    """``--force``: let the command replace ``what`` that exists (refused without it)."""
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help=f"replace {what} that exists (without it, an existing file is refused before "
+        "any work)",
+    )
+
+
+def agent_specs(option: str, values: Sequence[str]) -> list[str]:
+    """The agent specs given to ``option`` (one per argument), checked for the old
+    comma-separated lists (``greedy,random``), which are refused showing the new form.
+
+    Raises:
+        AgentError: for an empty spec, or several joined in one argument.
+    """
+    specs = []
+    for value in values:
+        spec = value.strip()
+        if not spec:
+            raise AgentError(f"{option}: an empty agent spec ({value!r})")
+        parts = joined_specs(spec)
+        if parts is not None:
+            raise AgentError(
+                f"{option} {value!r} names {len(parts)} agents in one argument: give one spec "
+                f"per argument: {option} {shlex.join(parts)}"
+            )
+        specs.append(spec)
+    return specs

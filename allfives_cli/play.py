@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import argparse
-import os
 import random
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from agents.files import check_output
 from agents.play.terminal import PlayArgumentError, make_opponent, play_match, seat_specs
-from allfives_cli.options import add_rules_options, positive_int, rules_from_args, split_specs
+from allfives_cli.options import (
+    add_force_option,
+    add_rules_options,
+    agent_specs,
+    fail,
+    positive_int,
+    rules_from_args,
+)
 
 
 def add_play_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -29,10 +36,14 @@ def add_play_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     p.add_argument(
         "--opponents",
-        default="greedy",
-        help="agent spec for each other seat, clockwise from your left, cycled, separated by "
-        "commas (or ';' when a spec has parameters, e.g. 'search:sims=100;greedy'); in "
-        "4-player partnerships the second is your partner (default: greedy)",
+        nargs="+",
+        action="extend",
+        metavar="AGENT",
+        help="the agent of each other seat, one spec per argument (the option may be "
+        "repeated), clockwise from your left, cycled: a name, name:key=value,key=value or a "
+        ".zip checkpoint (e.g. --opponents "
+        "search:sims=100,time=1 greedy); in 4-player partnerships the second is your partner "
+        "(default: greedy)",
     )
     p.add_argument(
         "--seed",
@@ -54,6 +65,7 @@ def add_play_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="where to save the game record (default: allfives-<date>-<time>.json here)",
     )
     group.add_argument("--no-save", action="store_true", help="do not save a record")
+    add_force_option(p, "the --save file")
 
 
 def default_record_path(now: datetime | None = None, where: Path | None = None) -> Path:
@@ -67,17 +79,6 @@ def default_record_path(now: datetime | None = None, where: Path | None = None) 
         path = base / f"allfives-{stamp}-{k}.json"
         k += 1
     return path
-
-
-def check_save_path(path: Path) -> None:
-    """Raise :class:`PlayArgumentError` unless a record can be written at ``path``."""
-    if path.is_dir():
-        raise PlayArgumentError(f"--save: {str(path)!r} is a directory")
-    parent = path.parent
-    if not parent.is_dir():
-        raise PlayArgumentError(f"--save: no directory {str(parent)!r}")
-    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise PlayArgumentError(f"--save: cannot write {str(path)!r}")
 
 
 def resolve_seat(text: str, num_players: int, seed: int) -> int:
@@ -102,24 +103,29 @@ def resolve_seat(text: str, num_players: int, seed: int) -> int:
 def run_play(args: argparse.Namespace) -> int:
     """Run ``allfives play`` with parsed ``args`` on stdin/stdout; return the exit status.
 
-    0 when the match was played, stopped by ``--hands`` or quit; 1 if the record could not be
-    saved.
+    0 when the match was played, stopped by ``--hands`` or quit (and its record saved, unless
+    ``--no-save``); 2, with one ``allfives: error:`` line on stderr and no ``record saved``
+    line, if the record could not be written.
 
     Raises:
-        PlayArgumentError: for a bad seat, agent spec or save path, before the game starts.
+        PlayArgumentError: for a bad seat or agent spec, or an agent that cannot play the
+            rules, before the game starts.
+        AgentError: for several specs joined in one argument.
+        OutputFileError: for a save path that cannot be written, or a file there without
+            ``--force``, before the game starts.
     """
     rules = rules_from_args(args)
-    specs = split_specs(args.opponents)
-    if not specs:
-        raise PlayArgumentError("--opponents names no agent")
+    specs = agent_specs("--opponents", args.opponents or ["greedy"])
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     seat = resolve_seat(args.seat, args.players, seed)
     seat_specs(rules.num_players, seat, specs)  # too many opponents fail here, before output
     for spec in specs:
-        make_opponent(spec)
+        make_opponent(spec, rules)
     save: Path | None = None
     if not args.no_save:
         save = Path(args.save) if args.save is not None else default_record_path()
-        check_save_path(save)
+        check_output(save, "--save", force=args.force)
     outcome = play_match(rules, specs, seat=seat, seed=seed, max_hands=args.hands, save=save)
-    return 1 if outcome.save_error is not None else 0
+    if outcome.save_error is not None:
+        return fail(outcome.save_error)
+    return 0

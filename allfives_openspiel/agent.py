@@ -18,8 +18,10 @@ OpenSpiel's random-rollout evaluator.
 Parameters: ``sims`` (simulations per move, default 100), ``uct`` (the exploration constant, in
 points; default 15, divided by 5 where scores count fives), ``worlds`` (``openspiel-mcts``: the
 worlds per move, default 4; ``openspiel-ismcts``: at most this many distinct worlds, default
-0: a new one every simulation), ``rollouts`` (random rollouts per leaf, default 1). Every
-random choice comes from the agent's generator, so a seeded match replays.
+0: a new one every simulation), ``rollouts`` (random rollouts per leaf, default 1), read as
+every spec's parameters are (:func:`agents.registry.parse_params`: a key given twice, or one
+the bot does not take, is refused, the error quoting the spec). Every random choice comes from
+the agent's generator, so a seeded match replays.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import numpy as np
 from open_spiel.python.algorithms import ismcts, mcts
 
 from agents.errors import AgentError
-from agents.registry import parse_spec
+from agents.registry import parse_params
 from agents.sampler import sample_world
 from allfives_env.core.actions import ACTIONS, Action
 from allfives_env.core.game import Game
@@ -134,21 +136,34 @@ class OpenSpielSearchAgent:
 
 
 def make_ismcts(argument: str) -> OpenSpielSearchAgent:
-    """The entry point's factory: ``openspiel-ismcts:sims=100,uct=15`` → its agent."""
+    """The entry point's factory: ``openspiel-ismcts:sims=100,uct=15`` → its agent.
+
+    Raises:
+        AgentError: quoting the spec, for a malformed or unknown parameter, a key given twice
+            or a value out of range.
+    """
     return _make("ismcts", argument)
 
 
 def make_mcts(argument: str) -> OpenSpielSearchAgent:
-    """The entry point's factory: ``openspiel-mcts:sims=100,worlds=4`` → its agent."""
+    """The entry point's factory: ``openspiel-mcts:sims=100,worlds=4`` → its agent.
+
+    Raises:
+        AgentError: as :func:`make_ismcts`.
+    """
     return _make("mcts", argument)
 
 
 def _make(kind: str, argument: str) -> OpenSpielSearchAgent:
-    _, params = parse_spec(f"x:{argument}") if argument else ("x", {})
+    spec = f"openspiel-{kind}:{argument}"
+    params = parse_params(argument, spec)
     unknown = sorted(set(params) - set(_PARAMS))
     if unknown:
         raise OpenSpielAgentError(
-            f"openspiel-{kind}: unknown parameter(s) {', '.join(unknown)} "
+            f"bad agent spec {spec!r}: unknown parameter(s) {', '.join(unknown)} "
             f"(known: {', '.join(_PARAMS)})"
         )
-    return OpenSpielSearchAgent(kind, **params)
+    try:
+        return OpenSpielSearchAgent(kind, **params)
+    except OpenSpielAgentError as e:
+        raise OpenSpielAgentError(f"bad agent spec {spec!r}: {e}") from None

@@ -31,6 +31,7 @@ from agents.learned import (
     META_FILE,
     CheckpointError,
     PolicySpec,
+    check_fields,
     check_trained_rules,
     holds_policy,
     read_policy_meta,
@@ -60,18 +61,27 @@ class NetworkShape:
 
     @classmethod
     def from_json(cls, obj: Any) -> NetworkShape:
-        """Read :func:`dataclasses.asdict`'s dict.
+        """Read :func:`dataclasses.asdict`'s dict, checked field by field.
 
         Raises:
-            CheckpointError: if it is malformed.
+            CheckpointError: naming the field, if it is malformed (a missing or unknown field,
+                a value of the wrong type, an algorithm other than ``nfsp``).
         """
-        try:
-            shape = cls(**{**obj, "hidden": tuple(int(h) for h in obj["hidden"])})
-        except (KeyError, TypeError, ValueError) as e:
-            raise CheckpointError(f"bad 'openspiel' entry in {META_FILE}: {e}") from None
-        if shape.algorithm != "nfsp" or min((shape.obs_size, shape.num_actions, *shape.hidden)) < 1:
-            raise CheckpointError(f"bad 'openspiel' entry in {META_FILE}: {obj}")
+        where = f"'openspiel' entry in {META_FILE}"
+        shape = cls(**check_fields(obj, _SHAPE_FIELDS, where))
+        if shape.algorithm != "nfsp":
+            raise CheckpointError(f"bad {where}: algorithm {shape.algorithm!r} is not 'nfsp'")
         return shape
+
+
+_SHAPE_FIELDS = {
+    "algorithm": "text",
+    "game": "text",
+    "num_players": "count",
+    "obs_size": "count",
+    "num_actions": "count",
+    "hidden": "counts",
+}
 
 
 def build_network(shape: NetworkShape) -> torch.nn.Module:
@@ -207,5 +217,8 @@ def make(argument: str) -> NFSPAgent:
         CheckpointError: for an empty or unreadable ``PATH``.
     """
     if not argument:
-        raise CheckpointError("openspiel-nfsp: needs a path (openspiel-nfsp:PATH, a policy folder)")
+        raise CheckpointError(
+            "bad agent spec 'openspiel-nfsp:': it needs a path (openspiel-nfsp:PATH, a policy "
+            "folder)"
+        )
     return load_nfsp_agent(argument)

@@ -12,14 +12,19 @@ The registry finds this module through the ``allfives.agent_kinds`` entry point,
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from agents.learned import META_FILE, CheckpointError, PolicySpec, check_trained_rules
+from agents.learned import (
+    META_FILE,
+    CheckpointError,
+    PolicySpec,
+    check_trained_rules,
+    read_meta_file,
+)
 from allfives_env.core.actions import DRAW_ID, Action
 from allfives_env.core.rules import Rules
 from allfives_env.core.view import PlayerView
@@ -62,15 +67,11 @@ def read_spec(folder: Path) -> PolicySpec:
     """The rules and observation options saved with a checkpoint.
 
     Raises:
-        CheckpointError: if the file is unreadable or malformed.
+        CheckpointError: naming the file, if it is unreadable, not strict JSON (a key given
+            twice, ``NaN``) or malformed (:meth:`PolicySpec.from_json`).
     """
-    try:
-        meta = json.loads((folder / META_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise CheckpointError(f"bad {folder / META_FILE}: {e}") from None
-    if not isinstance(meta, dict):
-        raise CheckpointError(f"bad {folder / META_FILE}: not an object")
-    return PolicySpec.from_json(meta)
+    path = folder / META_FILE
+    return PolicySpec.from_json(read_meta_file(path), str(path))
 
 
 class RLlibAgent:
@@ -155,5 +156,7 @@ def load_rllib_agent(path: str) -> RLlibAgent:
 def make(argument: str) -> RLlibAgent:
     """The entry point's factory: ``rllib:PATH`` → :func:`load_rllib_agent` (``PATH``)."""
     if not argument:
-        raise CheckpointError("rllib: needs a path (rllib:PATH, a run or checkpoint folder)")
+        raise CheckpointError(
+            "bad agent spec 'rllib:': it needs a path (rllib:PATH, a run or checkpoint folder)"
+        )
     return load_rllib_agent(argument)

@@ -1,10 +1,10 @@
 """The warm start's learning offline: a teacher's values saved once, networks fitted in minutes.
 
     python tools/offline_fit.py collect OUT.npz [--config configs/strong.yaml] [--rollouts 10]
-        [--seed 1] [--address HOST:PORT]
+        [--seed 1] [--address HOST:PORT] [--force]
     python tools/offline_fit.py fit DATA.npz... [--config configs/strong.yaml] [--loss values]
         [--epochs 12] [--fraction 1] [--ensemble 1] [--weight_decay 0] [--out CHECKPOINT.zip]
-        [--judge OTHER.npz...]
+        [--judge OTHER.npz...] [--force]
 
 ``collect`` plays ``--rollouts`` rollouts of the config's table (its ``num_envs`` games,
 ``num_steps`` learner steps each, its baselines in the other seats) with the config's
@@ -34,7 +34,8 @@ weights, in its own orders) and reports each alone and the first k together (the
 their log-policies) on the held-out games; the last lines are the K together.
 ``--weight_decay W`` trains with AdamW's decoupled weight decay W instead of Adam. The
 targets' temperature is the config's ``imitation_temperature``. ``--out`` writes the (first)
-network as a checkpoint, for ``allfives eval`` or ``tools/action_regret.py``. The regrets
+network as a checkpoint, for ``allfives eval`` or ``tools/action_regret.py``. An output file
+(``OUT.npz``, ``--out``) that exists is refused, before any work, unless ``--force``. The regrets
 are judged by a noisy teacher: another draw of the same teacher scores above 0 on them too.
 """
 
@@ -42,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import io
 import sys
 import time
 from pathlib import Path
@@ -58,6 +60,7 @@ BIG = 50.0
 
 def collect(args: argparse.Namespace) -> None:
     """Save the teacher's values of the positions its own play at the config's table meets."""
+    from agents.files import write_output
     from agents.training.learner import teacher_rng
     from agents.training.resume import seed_everything
     from agents.training.run import Run
@@ -93,7 +96,9 @@ def collect(args: argparse.Namespace) -> None:
                 f"{time.perf_counter() - started:.0f} s",
                 flush=True,
             )
-    np.savez_compressed(args.out, obs=np.stack(obs), masks=np.stack(masks), values=np.stack(values))
+    buf = io.BytesIO()
+    np.savez_compressed(buf, obs=np.stack(obs), masks=np.stack(masks), values=np.stack(values))
+    write_output(args.out, buf.getvalue(), "OUT")
     print(f"saved {args.out}")
 
 
@@ -121,8 +126,8 @@ def fit(args: argparse.Namespace) -> None:
     learners = [Learner(cfg, run, pool, table) for _ in range(args.ensemble)]
     enc = table.encoding
     scores = enc.block_range("scores")[0]
-    files = [np.load(p) for p in args.data]
-    judged = [np.load(p) for p in args.judge]
+    files = [args.arrays[p] for p in args.data]
+    judged = [args.arrays[p] for p in args.judge]
     for path, f in zip([*args.data, *args.judge], [*files, *judged], strict=True):
         if f["obs"].shape[-1] != enc.obs_size:
             print(
@@ -223,7 +228,12 @@ def fit(args: argparse.Namespace) -> None:
         games = np.arange(f["obs"].shape[1]) % 5 == 0
         print(f"held out of {path}: {report(part(games, {k: f[k] for k in keys}), nets)}")
     if args.out:
-        write_checkpoint(args.out, run.spec(), nets[0].to_numpy())
+        try:
+            write_checkpoint(args.out, run.spec(), nets[0].to_numpy())
+        except OSError as e:
+            print(f"offline_fit.py: error: --out {args.out}: cannot write: {e.strerror or e}",
+                  file=sys.stderr)  # fmt: skip
+            sys.exit(2)
         print(f"wrote {args.out}")
 
 
@@ -231,7 +241,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("collect", help="save a teacher's values of the positions it meets")
-    c.add_argument("out", type=Path)
+    c.add_argument("out", type=Path, help="the values to write (.npz)")
     c.add_argument("--rollouts", type=int, default=10)
     c.add_argument("--seed", type=int, default=1)
     c.add_argument(
@@ -249,7 +259,7 @@ def main() -> None:
         help="train on this share of the training games (the first ones), for a learning curve "
         "in positions; the held-out games stay the same",
     )
-    f.add_argument("--out", type=Path)
+    f.add_argument("--out", type=Path, help="write the (first) network as a checkpoint (.zip)")
     f.add_argument("--weight_decay", type=float, default=0.0, help="AdamW's decoupled weight decay")
     f.add_argument(
         "--ensemble",
@@ -267,7 +277,10 @@ def main() -> None:
     )
     for q in (c, f):
         q.add_argument("--config", type=Path, default=ROOT / "configs" / "strong.yaml")
+        q.add_argument("--force", action="store_true", help="replace an output file that exists")
     args = p.parse_args()
+    from agents.errors import AgentError
+    from agents.files import check_output
     from agents.training.config import ConfigError
     from agents.training.selfplay_config import load_yaml
 
@@ -284,8 +297,10 @@ def main() -> None:
             value_agent(load_yaml(args.config).imitation_teacher)
         except ValueError as e:
             p.error(f"--config's imitation_teacher: {e}")
-        if not args.out.parent.is_dir():
-            p.error(f"no folder {args.out.parent} to write {args.out.name} in")
+        try:
+            check_output(args.out, "OUT", force=args.force, suffixes=(".npz",))
+        except AgentError as e:
+            p.error(str(e))
         if args.address is not None:
             from agents.training.cluster import check_address, require_ray
 
@@ -304,16 +319,38 @@ def main() -> None:
         p.error(f"--weight_decay must be 0 or more, not {args.weight_decay}")
     if not 0 < args.fraction <= 1:
         p.error(f"--fraction must be above 0 and at most 1, not {args.fraction}")
-    if args.out is not None and not args.out.parent.is_dir():
-        p.error(f"no folder {args.out.parent} to write {args.out.name} in")
-    for d in [*args.data, *args.judge]:
-        try:
-            with np.load(d) as z:
-                if not {"obs", "masks", "values"} <= set(z.files):
-                    p.error(f"{d} is not a file collect wrote")
-        except (OSError, ValueError) as e:
-            p.error(f"cannot read {d}: {e}")
+    try:
+        if args.out is not None:
+            check_output(args.out, "--out", force=args.force, suffixes=(".zip",))
+        args.arrays = {d: read_values(d) for d in [*args.data, *args.judge]}
+    except (AgentError, ValueError) as e:
+        p.error(str(e))
     fit(args)
+
+
+def read_values(path: Path) -> dict[str, Any]:
+    """The arrays of a file ``collect`` wrote, read whole and checked: ``obs`` (steps, games,
+    obs), ``masks`` and ``values`` (steps, games, actions).
+
+    Raises:
+        ValueError: ``cannot read PATH: ...`` for a missing, truncated or damaged file, or one
+            that ``collect`` did not write.
+    """
+    import zipfile
+
+    try:
+        if not zipfile.is_zipfile(path):
+            raise ValueError("not an .npz")
+        with np.load(path) as z:
+            if not {"obs", "masks", "values"} <= set(z.files):
+                raise ValueError("not a file collect wrote")
+            arrays = {k: z[k] for k in ("obs", "masks", "values")}
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile) as e:
+        raise ValueError(f"cannot read {path}: {e}") from None
+    obs, masks, values = arrays["obs"], arrays["masks"], arrays["values"]
+    if obs.ndim != 3 or masks.shape != values.shape or masks.shape[:2] != obs.shape[:2]:
+        raise ValueError(f"cannot read {path}: its arrays' shapes do not fit together")
+    return arrays
 
 
 if __name__ == "__main__":

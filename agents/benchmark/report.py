@@ -9,13 +9,18 @@ recipe's checkpoint). A document holds each version's section between that versi
 
 from __future__ import annotations
 
+import io
 import json
+import math
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.benchmark.protocol import FULL
+from agents.benchmark.protocol import FULL, PROTOCOLS
 from agents.eval.match import EvalError
+from agents.files import write_output
+from allfives_env.core import strict_json
 
 
 def markers(protocol: str) -> tuple[str, str]:
@@ -26,24 +31,146 @@ def markers(protocol: str) -> tuple[str, str]:
     )
 
 
-def write_json(result: dict[str, Any], path: Path) -> None:
-    """Write ``result`` (indented; a NaN is refused)."""
-    path.write_text(json.dumps(result, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+def write_json(result: dict[str, Any], path: Path, option: str = "--out") -> None:
+    """Write ``result`` whole (indented; a NaN is refused).
+
+    Raises:
+        OutputFileError: if it cannot be written (named as ``option``).
+    """
+    text = json.dumps(result, indent=1, allow_nan=False) + "\n"
+    write_output(path, text.encode("utf-8"), option)
 
 
 def read_result(path: Path) -> dict[str, Any]:
-    """A benchmark result file.
+    """A benchmark result file, read strictly (a key given twice or ``NaN`` is refused) and
+    checked field by field (:func:`check_result`).
 
     Raises:
-        EvalError: if it cannot be read or is not one.
+        EvalError: naming the file (and the field), if it cannot be read or is not a result
+            of a known protocol.
     """
+    if path.exists() and not (path.is_file() or path.is_fifo()):  # /dev/zero never ends
+        raise EvalError(f"{str(path)!r} is not a benchmark result: not a file")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as e:
-        raise EvalError(f"cannot read benchmark result {str(path)!r}: {e}") from None
-    if not isinstance(data, dict) or not str(data.get("format", "")).startswith("allfives-bench/"):
-        raise EvalError(f"{str(path)!r} is not a benchmark result (no allfives-bench format)")
-    return data
+        data = strict_json.loads(path.read_bytes().decode("utf-8"))
+    except OSError as e:
+        raise EvalError(f"cannot read benchmark result {str(path)!r}: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise EvalError(f"{str(path)!r} is not a benchmark result: not UTF-8 text") from None
+    except ValueError as e:
+        raise EvalError(f"{str(path)!r} is not a benchmark result: {e}") from None
+    check_result(data, str(path))
+    return data  # type: ignore[no-any-return]
+
+
+def _number(x: object) -> bool:
+    return type(x) in (int, float) and math.isfinite(x)  # type: ignore[arg-type]
+
+
+def _rate(x: object) -> bool:
+    return _number(x) and 0 <= x <= 1  # type: ignore[operator]
+
+
+def _interval(x: object) -> bool:
+    return isinstance(x, list) and len(x) == 2 and all(_rate(v) for v in x) and x[0] <= x[1]
+
+
+def check_result(data: Any, where: str) -> None:
+    """Check a decoded result file field by field: what :func:`markdown` and
+    :func:`leaderboard` read, of the types they read it as, and the protocol's opponents and
+    settings.
+
+    Raises:
+        EvalError: ``WHERE: FIELD must be ...`` for the first field that is missing or wrong;
+            ``not a benchmark result`` without an ``allfives-bench/`` format; ``unknown
+            protocol`` for a format no protocol here has.
+    """
+
+    def need(ok: bool, field: str, what: str, value: object) -> None:
+        if not ok:
+            shown = repr(value)
+            shown = shown if len(shown) <= 60 else shown[:57] + "..."
+            raise EvalError(f"{where}: {field} must be {what}, not {shown}")
+
+    fmt = data.get("format") if isinstance(data, dict) else None
+    if not isinstance(fmt, str) or not fmt.startswith("allfives-bench/"):
+        raise EvalError(f"{where!r} is not a benchmark result (no allfives-bench format)")
+    protocol = PROTOCOLS.get(fmt)
+    if protocol is None:
+        raise EvalError(
+            f"{where}: unknown protocol {fmt!r} (known: {', '.join(sorted(PROTOCOLS))})"
+        )
+    agent = data.get("agent")
+    need(isinstance(agent, dict), "agent", "an object", agent)
+    need(isinstance(agent.get("spec"), str), "agent.spec", "a string", agent.get("spec"))
+    label = agent.get("label")
+    need(isinstance(label, str) and bool(label.strip()), "agent.label", "a name", label)
+    opponents = data.get("opponents")
+    need(opponents == list(protocol.opponents), "opponents",
+         f"{fmt}'s {list(protocol.opponents)}", opponents)  # fmt: skip
+    for key in ("command", "recipe"):
+        value = data.get(key)
+        need(value is None or isinstance(value, str), key, "a string", value)
+    settings = data.get("settings")
+    need(isinstance(settings, dict) and bool(settings), "settings", "an object", settings)
+    names = {x.name for x in protocol.settings}
+    for name, entry in settings.items():
+        at = f"settings[{name!r}]"
+        need(name in names, at, f"one of {fmt}'s settings {sorted(names)}", name)
+        need(isinstance(entry, dict), at, "an object", entry)
+        if "skipped" in entry:
+            need(isinstance(entry["skipped"], str), f"{at}.skipped", "a string", entry["skipped"])
+            continue
+        played = entry.get("opponents")
+        need(isinstance(played, dict) and set(played) == set(protocol.opponents),
+             f"{at}.opponents", "an object of every fixed opponent", played)  # fmt: skip
+        for o, cell in played.items():
+            _check_cell(cell, f"{at}.opponents[{o!r}]", need)
+        rating = entry.get("rating")
+        need(isinstance(rating, dict), f"{at}.rating", "an object", rating)
+        for key in ("mu", "sigma"):
+            need(_number(rating.get(key)), f"{at}.rating.{key}", "a number", rating.get(key))
+        if "exploitability" in entry:
+            e = entry["exploitability"]
+            need(isinstance(e, dict), f"{at}.exploitability", "an object", e)
+            _check_cell(e, f"{at}.exploitability", need)
+            budget = e.get("budget")
+            need(budget is None or isinstance(budget, str), f"{at}.exploitability.budget",
+                 "a string", budget)  # fmt: skip
+
+
+def _check_cell(cell: Any, at: str, need: Any) -> None:
+    """A result against one opponent (or the best response's): skipped, or a win rate."""
+    need(isinstance(cell, dict), at, "an object", cell)
+    if "skipped" in cell:
+        need(isinstance(cell["skipped"], str), f"{at}.skipped", "a string", cell["skipped"])
+        return
+    need(_rate(cell.get("win_rate")), f"{at}.win_rate", "a number from 0 to 1",
+         cell.get("win_rate"))  # fmt: skip
+    need(_interval(cell.get("win_rate_ci")), f"{at}.win_rate_ci", "[low, high] within [0, 1]",
+         cell.get("win_rate_ci"))  # fmt: skip
+
+
+def check_distinct(results: Sequence[tuple[str, dict[str, Any]]]) -> None:
+    """Refuse a result file given twice, or two results of one agent (label) under one
+    protocol: a leaderboard lists each agent once. ``results``: ``(path, result)`` pairs.
+
+    Raises:
+        EvalError: naming both.
+    """
+    files: dict[str, str] = {}
+    agents: dict[tuple[str, str], str] = {}
+    for path, result in results:
+        real = os.path.realpath(path)
+        if real in files:
+            raise EvalError(f"{path} is given twice (as {files[real]} too)")
+        files[real] = path
+        key = (str(result["format"]), str(result["agent"]["label"]))
+        if key in agents:
+            raise EvalError(
+                f"{agents[key]} and {path} are both results of {key[1]!r} under {key[0]}: give one"
+            )
+        agents[key] = path
 
 
 def _pct(x: float) -> str:
@@ -100,9 +227,14 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_png(result: dict[str, Any], path: Path) -> None:
+def write_png(result: dict[str, Any], path: Path, option: str = "--out") -> None:
     """Win rates against each opponent, per setting, with 95% error bars (and the best
-    response's win rate). Needs matplotlib (Agg backend, pyplot untouched)."""
+    response's win rate), as a PNG written whole. Needs matplotlib (Agg backend, pyplot
+    untouched).
+
+    Raises:
+        OutputFileError: if it cannot be written (named as ``option``).
+    """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -128,7 +260,9 @@ def write_png(result: dict[str, Any], path: Path) -> None:
         ax.set_title(f"{name}\nrating {entry['rating']['mu']:.1f}", fontsize=10)
     axes[0].set_ylabel("match win rate (95% CI)")
     fig.suptitle(f"{result['agent']['label']} — {result['format']}")
-    fig.savefig(path, dpi=90)
+    buf = io.BytesIO()
+    fig.savefig(buf, dpi=90, format="png")
+    write_output(path, buf.getvalue(), option)
 
 
 def by_protocol(results: Sequence[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -198,18 +332,26 @@ def update_leaderboard(doc: Path, results: Sequence[dict[str, Any]]) -> str:
     replaced by :func:`leaderboard` (with no results, the current version's section emptied).
 
     Raises:
-        EvalError: if ``doc`` cannot be read or lacks a section's markers.
+        EvalError: if ``doc`` cannot be read, or lacks a section's markers (each once, the
+            end after the start): nothing of it is replaced then.
     """
+    if doc.exists() and not doc.is_file():  # a folder, or a device that may never end
+        raise EvalError(f"{doc} is not a document: not a regular file")
     try:
         text = doc.read_text(encoding="utf-8")
-    except OSError as e:
-        raise EvalError(f"cannot read {doc}: {e.strerror or e}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise EvalError(f"cannot read {doc}: {getattr(e, 'strerror', None) or e}") from None
     groups = by_protocol(results) or {FULL.name: []}
     for protocol, group in groups.items():
         start, end = markers(protocol)
         if start not in text or end not in text:
             raise EvalError(
                 f"{doc} has no leaderboard section for {protocol} (the lines {start!r} … {end!r})"
+            )
+        if text.count(start) != 1 or text.count(end) != 1 or text.index(end) < text.index(start):
+            raise EvalError(
+                f"{doc}'s leaderboard section for {protocol} is not one start line followed by "
+                f"one end line ({start!r} … {end!r}): fix the markers by hand"
             )
         head, _, rest = text.partition(start)
         _, _, tail = rest.partition(end)

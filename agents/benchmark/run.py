@@ -8,7 +8,7 @@ single-threaded from the protocol's seeds, so ``--processes`` changes the time, 
 
 from __future__ import annotations
 
-import json
+import math
 import os
 import subprocess
 import sys
@@ -23,7 +23,9 @@ from agents.benchmark.protocol import Protocol, Setting, is_search
 from agents.benchmark.rating import Match, fit_reference, rate_agent
 from agents.eval.match import EvalError, agent_of
 from agents.eval.results import _rules_json
+from agents.eval.runner import progress_bar
 from agents.eval.tournament import check_specs, evaluate, labels_of
+from allfives_env.core import strict_json
 
 TRAINER = "agents.training.selfplay"
 """The trainer that the best responses use (what ``train.py`` runs; the ``[train]`` extra)."""
@@ -42,9 +44,19 @@ def plays(spec: str, setting: Setting) -> str | None:
 
 
 def play_setting(
-    spec: str, label: str, setting: Setting, protocol: Protocol, processes: int, progress: bool
+    spec: str,
+    label: str,
+    setting: Setting,
+    protocol: Protocol,
+    processes: int,
+    progress: bool,
+    bar: Any = None,
 ) -> tuple[dict[str, Any], list[Match]]:
-    """The agent against every fixed opponent in ``setting``: results and rated matches."""
+    """The agent against every fixed opponent in ``setting``: results and rated matches.
+
+    With ``bar`` (a tqdm bar over the whole benchmark), it is told of every match and says
+    which opponent is playing, and no bar of its own is shown.
+    """
     rules = setting.rules()
     k = rules.num_sides
     out: dict[str, Any] = {}
@@ -53,9 +65,12 @@ def play_setting(
         if opponent == spec:  # a mirror match says nothing about the agent
             out[opponent] = {"skipped": "the agent itself"}
             continue
+        if bar is not None:
+            bar.set_description(f"{label}: {setting.name} v {opponent}")
         ev = evaluate(
             rules, [spec] + [opponent] * (k - 1), protocol.deals_against(opponent, spec) * k,
-            protocol.seed_of(setting, opponent), processes, progress,
+            protocol.seed_of(setting, opponent), processes, progress and bar is None,
+            None if bar is None else bar.update,
         )  # fmt: skip
         me = ev.agents[0]
         them = ev.agents[1]
@@ -111,12 +126,19 @@ def best_response(
         if proc.returncode != 0:
             tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
             raise EvalError(f"the best response to {spec!r} in {setting.name} failed: {tail}")
-        report = json.loads((Path(tmp) / "best_response" / "report.json").read_text())
-    final = report["final_eval"][spec]
+        path = Path(tmp) / "best_response" / "report.json"
+        try:
+            final = strict_json.loads(path.read_text(encoding="utf-8"))["final_eval"][spec]
+            win_rate, ci95, played = final["win_rate"], list(final["ci95"]), final["matches"]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise EvalError(
+                f"the best response to {spec!r} in {setting.name} left no final evaluation "
+                f"in its report ({type(e).__name__}: {e})"
+            ) from None
     return {
-        "win_rate": final["win_rate"],
-        "win_rate_ci": final["ci95"],
-        "matches": final["matches"],
+        "win_rate": win_rate,
+        "win_rate_ci": ci95,
+        "matches": played,
         "budget": protocol.best_response.describe(),
         "seconds": round(time.perf_counter() - t0, 1),
     }
@@ -134,6 +156,52 @@ def exploitability_skipped(spec: str) -> str | None:
     return None
 
 
+SEARCH_MATCH_SECONDS = 2.5
+"""A rough cost of one match against (or of) a search agent on one core: from 0.6 s in
+pagat-4p to 4.4 s in five_up-2p with ``batchsearch:hoard=true`` here."""
+MATCH_SECONDS = 0.02
+"""A rough cost of one match between fast agents on one core (3 to 40 ms here)."""
+BEST_RESPONSE_SECONDS = 150.0
+"""A rough cost of one best response against an agent that plays compiled (2 to 3 minutes)."""
+
+
+def planned_matches(spec: str, protocol: Protocol) -> dict[str, dict[str, int]]:
+    """The matches ``spec`` will play under ``protocol``: per setting it can play, per fixed
+    opponent (not itself)."""
+    out: dict[str, dict[str, int]] = {}
+    for setting in protocol.settings:
+        if plays(spec, setting) is not None:
+            continue
+        k = setting.rules().num_sides
+        out[setting.name] = {
+            o: protocol.deals_against(o, spec) * k for o in protocol.opponents if o != spec
+        }
+    return out
+
+
+def estimate(spec: str, protocol: Protocol, processes: int, exploitability: bool) -> str:
+    """A rough guess of the benchmark's length for ``spec``, in words: its matches, its best
+    responses and about how long they take with ``processes`` (from :data:`MATCH_SECONDS`,
+    :data:`SEARCH_MATCH_SECONDS` and :data:`BEST_RESPONSE_SECONDS`)."""
+    planned = planned_matches(spec, protocol)
+    matches = sum(n for per in planned.values() for n in per.values())
+    seconds = sum(
+        n * (SEARCH_MATCH_SECONDS if is_search(o) or is_search(spec) else MATCH_SECONDS)
+        for per in planned.values()
+        for o, n in per.items()
+    ) / max(1, processes)
+    trained = len(planned) if exploitability and exploitability_skipped(spec) is None else 0
+    if trained:
+        rounds = -(-trained // max(1, min(processes, trained)))
+        seconds += rounds * BEST_RESPONSE_SECONDS
+    what = f"{matches:,} matches in {len(planned)} setting{'s' if len(planned) != 1 else ''}"
+    if trained:
+        what += f" and {trained} best response{'s' if trained != 1 else ''}"
+    minutes = max(1, round(seconds / 60))
+    workers = f"{processes} process{'es' if processes != 1 else ''}"
+    return f"{what}: about {minutes} min with {workers} (a rough guess; the bar shows the rest)"
+
+
 Ratings = dict[str, dict[str, tuple[float, float]]]
 """Per setting, each fixed opponent's OpenSkill ``(mu, sigma)``."""
 
@@ -145,12 +213,57 @@ def reference_file(protocol: Protocol) -> Path:
 
 
 def shipped_reference(protocol: Protocol) -> Ratings | None:
-    """The fixed opponents' ratings shipped for ``protocol``, if any."""
+    """The fixed opponents' ratings shipped for ``protocol``, if any.
+
+    Raises:
+        EvalError: naming the file and the field, if it is not strict JSON or not the
+            protocol's reference: ``format`` the protocol's name, ``ratings`` every setting's
+            ``[mu, sigma]`` of every fixed opponent, finite numbers, sigma above 0.
+    """
     path = reference_file(protocol)
     if not path.is_file():
         return None
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return {s: {k: (v[0], v[1]) for k, v in r.items()} for s, r in data["ratings"].items()}
+    try:
+        data = strict_json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise EvalError(f"cannot read the reference ratings {str(path)!r}: {e}") from None
+    return read_reference(data, protocol, str(path))
+
+
+def read_reference(data: Any, protocol: Protocol, where: str) -> Ratings:
+    """The ratings of a reference file's decoded JSON ``data`` (from ``where``), checked.
+
+    Raises:
+        EvalError: as :func:`shipped_reference`.
+    """
+
+    def bad(what: str) -> EvalError:
+        return EvalError(
+            f"{where} is not the reference of {protocol.name}: {what} (remake it with "
+            f"'allfives benchmark --reference --protocol {protocol.name}')"
+        )
+
+    if not isinstance(data, dict) or data.get("format") != protocol.name:
+        raise bad("its 'format' is not the protocol's name")
+    ratings = data.get("ratings")
+    if not isinstance(ratings, dict) or set(ratings) != {x.name for x in protocol.settings}:
+        raise bad("'ratings' must hold every setting of the protocol")
+    out: Ratings = {}
+    for name, per in ratings.items():
+        if not isinstance(per, dict) or set(per) != set(protocol.opponents):
+            raise bad(f"ratings[{name!r}] must hold every fixed opponent")
+        out[name] = {}
+        for opponent, pair in per.items():
+            ok = (
+                isinstance(pair, list)
+                and len(pair) == 2
+                and all(type(x) in (int, float) and math.isfinite(x) for x in pair)
+                and pair[1] > 0
+            )
+            if not ok:
+                raise bad(f"ratings[{name!r}][{opponent!r}] must be [mu, sigma], not {pair!r}")
+            out[name][opponent] = (float(pair[0]), float(pair[1]))
+    return out
 
 
 def play_agent(
@@ -170,27 +283,38 @@ def play_agent(
     """
     check_specs([spec])
     (label,) = labels_of([spec])
+    note(f"{label} under {protocol.name}: {estimate(spec, protocol, processes, exploitability)}")
     settings: dict[str, Any] = {}
     matches: dict[str, list[Match]] = {}
-    for setting in protocol.settings:
-        entry: dict[str, Any] = {"rules": _rules_json(setting.rules())}
-        why = plays(spec, setting)
-        if why is not None:
-            settings[setting.name] = {**entry, "skipped": why}
-            continue
-        note(f"{setting.name}: {label} v {', '.join(protocol.opponents)}")
-        opponents, matches[setting.name] = play_setting(
-            spec, label, setting, protocol, processes, progress
-        )
-        settings[setting.name] = {**entry, "opponents": opponents}
+    total = sum(n for per in planned_matches(spec, protocol).values() for n in per.values())
+    bar = progress_bar(total, label) if progress else None
+    try:
+        for setting in protocol.settings:
+            entry: dict[str, Any] = {"rules": _rules_json(setting.rules())}
+            why = plays(spec, setting)
+            if why is not None:
+                settings[setting.name] = {**entry, "skipped": why}
+                continue
+            opponents, matches[setting.name] = play_setting(
+                spec, label, setting, protocol, processes, progress, bar
+            )
+            settings[setting.name] = {**entry, "opponents": opponents}
+    finally:
+        if bar is not None:
+            bar.close()
     played = [s for s in protocol.settings if "skipped" not in settings[s.name]]
     why_not = exploitability_skipped(spec) if exploitability else "not asked for"
     if why_not is not None:
         for s in played:
             settings[s.name]["exploitability"] = {"skipped": why_not}
     else:
-        note(f"best responses: {', '.join(s.name for s in played)}")
         workers = max(1, min(processes, len(played)))
+        rounds = -(-len(played) // workers)
+        note(
+            f"best responses: {', '.join(s.name for s in played)} (about "
+            f"{max(1, round(rounds * BEST_RESPONSE_SECONDS / 60))} min; no bar: each trains "
+            "in a process of its own)"
+        )
         with ThreadPoolExecutor(workers) as pool:  # each is a single-threaded subprocess
             found = list(pool.map(lambda s: best_response(spec, s, protocol, 1), played))
         for s, br in zip(played, found, strict=True):

@@ -7,7 +7,7 @@ with one ``deal_seed`` get the same hand ``k`` (the same tiles to the same seats
 boneyard order, the same leader where it is drawn by lot) for as many hands as both last.
 
 A *seed* given on the command line names match 0 of deal 0 (:func:`match_seeds`): ``allfives
-demo --seed 5 --agents greedy,random`` plays the very match that ``allfives eval greedy random
+demo --seed 5 --agents greedy random`` plays the very match that ``allfives eval greedy random
 --seed 5`` plays first.
 
 **Seating.** A *lineup* has one agent per side; in rotation ``r`` lineup entry ``i`` plays side
@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agents.errors import AgentError
-from agents.registry import is_checkpoint, make_agent
+from agents.registry import check_plays, is_checkpoint, make_agent
 from allfives_env.core.actions import Action
 from allfives_env.core.deal import Deal
 from allfives_env.core.events import ActionResult, HandResult
@@ -151,6 +151,8 @@ class Match:
 
     Raises:
         EvalError: if there is not one agent per seat.
+        AgentError: for an agent that cannot play ``rules`` (a checkpoint trained for others),
+            before anything is dealt or told to the watcher.
     """
 
     def __init__(
@@ -164,6 +166,8 @@ class Match:
         n = rules.num_players
         if len(agents) != n:
             raise EvalError(f"{n} players need {n} agents, one per seat, not {len(agents)}")
+        for agent in agents:
+            check_plays(agent, rules)
         self.agents = tuple(agents)
         self.deal_seed = deal_seed
         self.rngs = [random.Random(derive_seed(agent_seed, "seat", s)) for s in range(n)]

@@ -7,13 +7,12 @@
 
 from __future__ import annotations
 
+import io
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agents.eval.match import EvalError
 from agents.eval.results import (
     ELO_ANCHOR_RATING,
     AgentStats,
@@ -23,6 +22,7 @@ from agents.eval.results import (
     WinStats,
 )
 from agents.eval.stats import Estimate
+from agents.files import write_output
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -114,16 +114,24 @@ def _seat_lines(seats: Sequence[SeatStats], first: WinStats) -> list[str]:
     return lines
 
 
-def write_json(result: Evaluation | League, path: str | Path) -> None:
-    """Write ``result.to_json()`` to ``path`` (indented, ``nan`` as ``null``)."""
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(result.to_json(), f, indent=2, allow_nan=False)
-        f.write("\n")
+def write_json(result: Evaluation | League, path: str | Path, option: str = "--json") -> None:
+    """Write ``result.to_json()`` to ``path`` whole (indented, ``nan`` as ``null``).
+
+    Raises:
+        OutputFileError: if it cannot be written (named as ``option``).
+    """
+    text = json.dumps(result.to_json(), indent=2, allow_nan=False) + "\n"
+    write_output(path, text.encode("utf-8"), option)
 
 
-def write_png(result: Evaluation | League, path: str | Path) -> None:
-    """Chart ``result`` as a PNG: win rates with 95% error bars, or a league's cross-play
-    heatmap and ratings. Needs matplotlib (drawn with its Agg backend, pyplot untouched)."""
+def write_png(result: Evaluation | League, path: str | Path, option: str = "--png") -> None:
+    """Chart ``result`` as a PNG, written whole: win rates with 95% error bars, or a league's
+    cross-play heatmap and ratings. Needs matplotlib (drawn with its Agg backend, pyplot
+    untouched). The format is PNG whatever the suffix.
+
+    Raises:
+        OutputFileError: if it cannot be written (named as ``option``).
+    """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -133,7 +141,9 @@ def write_png(result: Evaluation | League, path: str | Path) -> None:
         _plot_evaluation(fig, result)
     else:
         _plot_league(fig, result)
-    fig.savefig(path, dpi=100)
+    buf = io.BytesIO()
+    fig.savefig(buf, dpi=100, format="png")
+    write_output(path, buf.getvalue(), option)
 
 
 def _bars(ax: Any, names: Sequence[str], rates: Sequence[Estimate], color: str) -> None:
@@ -205,17 +215,3 @@ def _plot_league(fig: Figure, lg: League) -> None:
     right.set_yticks(range(m), [labels[i] for i in order])
     right.set_xlabel(f"Elo (anchor {labels[lg.anchor]} = {ELO_ANCHOR_RATING:.0f}; 95% CI)")
     right.set_title(lg.rules.describe())
-
-
-def check_writable(path: str) -> None:
-    """Raise EvalError unless ``path`` can be written; leave no file behind."""
-    existed = os.path.lexists(path)
-    if os.path.isdir(path):
-        raise EvalError(f"cannot write {path}: it is a directory")
-    try:
-        with open(path, "ab"):
-            pass
-    except OSError as e:
-        raise EvalError(f"cannot write {path}: {e.strerror or e}") from None
-    if not existed:
-        os.remove(path)

@@ -27,7 +27,7 @@ independent ones, so the intervals err on the wide side. The results and their J
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from agents.eval.match import EvalError, agent_of, match_seeds, seating
@@ -117,10 +117,12 @@ def evaluate(
     seed: int = 0,
     processes: int = 1,
     progress: bool = False,
+    tick: Callable[[], object] | None = None,
 ) -> Evaluation:
     """Play ``lineup`` (one agent spec per side) over duplicate deals.
 
     ``matches`` is rounded up to a multiple of the number of sides (see the module docstring).
+    ``progress``: a bar on stderr; ``tick``: called once per match played.
 
     Raises:
         EvalError: for a lineup that is not one spec per side, a count that is not positive,
@@ -138,7 +140,7 @@ def evaluate(
     deals = -(-matches // k)
     labels = labels_of(lineup)
     results = run_matches(
-        _duplicate_tasks(rules, lineup, deals, seed), processes, progress, " v ".join(labels)
+        _duplicate_tasks(rules, lineup, deals, seed), processes, progress, " v ".join(labels), tick
     )
     wins, pph = lineup_scores(results, k, k)
     tally = Tally(k, [0.0] * k)

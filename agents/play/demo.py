@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
 from agents.eval.match import Match, Watcher, match_seeds
-from agents.registry import make_agent
+from agents.files import write_output
+from agents.registry import agent_for
 from allfives_env.core.actions import Action
 from allfives_env.core.events import ActionResult, HandResult
 from allfives_env.core.game import Game
@@ -64,21 +66,25 @@ def play_demo(
     rules: Rules,
     agent_names: Sequence[str],
     seed: int,
-    save: TextIO | None,
+    save: Path | None,
     quiet: bool,
     out: TextIO,
 ) -> int:
-    """Play one match; print it to ``out``; write its record to ``save`` if given.
+    """Play one match; print it to ``out``; write its record to ``save`` if given (whole, and
+    ``record saved`` is printed only once it is written).
 
     Seat ``i`` is played by ``agent_names[i % len(agent_names)]``.
 
     Raises:
         UnknownAgentError: for an agent name the registry does not know.
+        AgentError: for an agent that cannot play ``rules`` (before anything is printed).
+        OutputFileError: if the record cannot be written (the match has been printed; no
+            success line is).
     """
     n = rules.num_players
     names = [agent_names[i % len(agent_names)] for i in range(n)]
     printer = DemoPrinter(names, quiet, out)
-    match = Match(rules, [make_agent(x) for x in names], *match_seeds(seed, 0, 0), printer)
+    match = Match(rules, [agent_for(x, rules) for x in names], *match_seeds(seed, 0, 0), printer)
     teams = ", ".join(f"seat {i}: {x}" for i, x in enumerate(names))
     printer.say(f"All Fives — {rules.describe()} — seed {seed} — {teams}")
     match.play()
@@ -91,6 +97,8 @@ def play_demo(
     )
     if save is not None:
         record = record_of(game, {"players": names, "seed": seed})
-        save.write(json.dumps(record.to_json(), indent=1) + "\n")
-        print(f"record saved to {save.name} (replay it: allfives replay {save.name})", file=out)
+        text = json.dumps(record.to_json(), indent=1) + "\n"
+        out.flush()
+        write_output(save, text.encode("utf-8"), "--save")
+        print(f"record saved to {save} (replay it: allfives replay {save})", file=out)
     return 0

@@ -10,6 +10,7 @@ record (RULES.md §4), also after ``quit``. The match is played by the one match
 
 from __future__ import annotations
 
+import json
 import random
 import sys
 from collections.abc import Sequence
@@ -20,13 +21,14 @@ from typing import TextIO
 
 from agents.errors import AgentError
 from agents.eval.match import Match, Watcher, match_seeds
+from agents.files import OutputFileError, write_output
 from agents.play.human import HumanAgent, QuitMatch, move_text
-from agents.registry import make_agent
+from agents.registry import agent_for, make_agent
 from allfives_env.core.actions import DRAW_ID, PASS_ID, Action
 from allfives_env.core.events import ActionResult, HandEnd, HandResult
 from allfives_env.core.game import Game
 from allfives_env.core.player import Agent
-from allfives_env.core.records import record_of, save_record
+from allfives_env.core.records import record_of
 from allfives_env.core.render import render_game
 from allfives_env.core.rules import Rules
 
@@ -75,14 +77,15 @@ def seat_specs(num_players: int, seat: int, opponents: Sequence[str]) -> list[st
     return specs
 
 
-def make_opponent(spec: str) -> Agent:
-    """The agent ``spec`` names, for another seat.
+def make_opponent(spec: str, rules: Rules | None = None) -> Agent:
+    """The agent ``spec`` names, for another seat (checked to play ``rules``, if given).
 
     Raises:
-        PlayArgumentError: for a spec the registry cannot make.
+        PlayArgumentError: for a spec the registry cannot make, or an agent that cannot play
+            ``rules`` (a checkpoint trained for others).
     """
     try:
-        return make_agent(spec)
+        return make_agent(spec) if rules is None else agent_for(spec, rules)
     except (ValueError, OSError) as e:
         raise PlayArgumentError(f"--opponents: {e}") from None
 
@@ -203,10 +206,12 @@ def play_match(
     The match ends when a side reaches the target, after ``max_hands`` hands if given, or when
     the human quits (``quit``, end of input, Ctrl-C). The record (RULES.md §4, plus
     ``players``, ``seed``, ``human_seat`` and ``date``) is then written to ``save``, if given,
-    even after a quit.
+    even after a quit, whole; ``record saved`` is printed once it is written, and a failed
+    write is not printed but returned (:attr:`MatchOutcome.save_error`) for the caller to say.
 
     Raises:
-        PlayArgumentError: for a seat out of range, no, too many or unknown opponents,
+        PlayArgumentError: for a seat out of range, no, too many or unknown opponents, an
+            opponent that cannot play ``rules`` (a checkpoint trained for others),
             ``max_hands`` below 1, or rules that are not a preset's with ``save`` given (a
             record holds preset rules only), before anything is printed.
     """
@@ -228,7 +233,7 @@ def play_match(
         seed = random.SystemRandom().randrange(2**31)
     out = out if out is not None else sys.stdout
     human = HumanAgent(inp, out)
-    agents = [human if s == seat else make_opponent(spec) for s, spec in enumerate(specs)]
+    agents = [human if s == seat else make_opponent(spec, rules) for s, spec in enumerate(specs)]
     printer = TablePrinter(seat, specs, out)
     match = Match(rules, agents, *match_seeds(seed, 0, 0), watcher=printer)
     game = match.game
@@ -257,11 +262,11 @@ def play_match(
             "human_seat": seat,
             "date": datetime.now().isoformat(timespec="seconds"),
         }
+        text = json.dumps(record_of(game, extra).to_json(), indent=1) + "\n"
         try:
-            save_record(record_of(game, extra), path)
-        except OSError as e:
-            error = f"cannot save the record to {str(path)!r}: {e.strerror or e}"
-            printer.say(error)
+            write_output(path, text.encode("utf-8"), "--save")
+        except OutputFileError as e:
+            error = str(e)  # the caller says it: ``allfives play`` as its one error line
             path = None
         else:
             printer.say(f"record saved to {path} (replay it: allfives replay {path})")

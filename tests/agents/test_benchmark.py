@@ -213,3 +213,161 @@ def test_benchmark_errors_are_one_line(tmp_path: Path, args: list[str], message:
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0]
     assert not list(tmp_path.iterdir())
+
+
+def _result(protocol: Any = REDUCED, label: str = "x") -> dict[str, Any]:
+    """A result file's JSON that :func:`read_result` takes."""
+    cell = {"matches": 2, "win_rate": 0.5, "win_rate_ci": [0.1, 0.9]}
+    return {
+        "format": protocol.name,
+        "agent": {"spec": label, "label": label},
+        "opponents": list(protocol.opponents),
+        "settings": {
+            protocol.settings[0].name: {
+                "opponents": {o: cell for o in protocol.opponents},
+                "rating": {"mu": 30.0, "sigma": 2.0},
+                "exploitability": {"skipped": "not asked for"},
+            },
+            protocol.settings[1].name: {"skipped": "other rules"},
+        },
+    }
+
+
+def test_the_leaderboard_refuses_a_file_or_an_agent_twice(tmp_path: Path) -> None:
+    a = tmp_path / "a.json"
+    a.write_text(json.dumps(_result(label="mine")))
+    b = tmp_path / "b.json"
+    b.write_text(json.dumps(_result(label="mine")))
+    (tmp_path / "c.json").write_text(json.dumps(_result(label="other")))
+    ok = allfives("leaderboard", "a.json", "c.json", cwd=tmp_path)
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.count("| mine |") == 1
+    for args, message in (
+        (["a.json", "a.json"], "a.json is given twice"),
+        (["a.json", "./a.json"], "is given twice"),
+        (["a.json", "b.json"], "a.json and b.json are both results of 'mine'"),
+    ):
+        proc = allfives("leaderboard", *args, cwd=tmp_path)
+        assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+        lines = proc.stderr.splitlines()
+        assert len(lines) == 1 and message in lines[0], proc.stderr
+
+
+def _damaged(change: Any) -> dict[str, Any]:
+    result = _result()
+    change(result)
+    return result
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (json.dumps(_result(V1)).replace(V1.name, "allfives-bench/9"),
+         "unknown protocol 'allfives-bench/9'"),
+        ('{"format": "allfives-bench/2", "format": "allfives-bench/1"}', "duplicate key 'format'"),
+        (json.dumps(_result())[:-1] + ', "agent": {}}', "duplicate key 'agent'"),
+        ('{"format": "allfives-bench/2", "x": NaN}', "NaN is not JSON"),
+        ("[1]", "not a benchmark result"),
+        ("{", "not a benchmark result"),
+        (json.dumps(_damaged(lambda r: r.update(agent="x"))), "agent must be an object"),
+        (json.dumps(_damaged(lambda r: r["agent"].update(label=3))), "agent.label must be"),
+        (json.dumps(_damaged(lambda r: r.update(opponents=["random"]))), "opponents must be"),
+        (json.dumps(_damaged(lambda r: r.update(settings={"nowhere-9p": {}}))),
+         "settings['nowhere-9p'] must be one of"),
+        (json.dumps(_damaged(lambda r: r["settings"]["pagat-2p"]["opponents"]["random"].update(
+            win_rate="0.5"))), "settings['pagat-2p'].opponents['random'].win_rate must be"),
+        (json.dumps(_damaged(lambda r: r["settings"]["pagat-2p"]["opponents"]["random"].update(
+            win_rate_ci=[0.9, 0.1]))), "win_rate_ci must be [low, high]"),
+        (json.dumps(_damaged(lambda r: r["settings"]["pagat-2p"]["rating"].update(mu=None))),
+         "settings['pagat-2p'].rating.mu must be a number"),
+        (json.dumps(_damaged(lambda r: r["settings"]["pagat-2p"].update(exploitability=None))),
+         "settings['pagat-2p'].exploitability must be an object"),
+        (json.dumps(_damaged(lambda r: r["settings"]["pyatyorka-3p"].update(skipped=1))),
+         "settings['pyatyorka-3p'].skipped must be a string"),
+        (json.dumps(_damaged(lambda r: r.update(recipe=["python train.py"]))),
+         "recipe must be a string"),
+    ],
+)  # fmt: skip
+def test_a_result_file_is_read_strictly_and_checked_field_by_field(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    path = tmp_path / "r.json"
+    path.write_text(text)
+    with pytest.raises(EvalError) as err:
+        read_result(path)
+    assert message in str(err.value) and "r.json" in str(err.value), str(err.value)
+    assert "\n" not in str(err.value)
+    proc = allfives("leaderboard", "r.json", cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stdout == "" and proc.stderr.count("\n") == 1
+    assert "Traceback" not in proc.stderr
+
+
+def test_the_leaderboard_replaces_only_between_its_markers(tmp_path: Path) -> None:
+    (tmp_path / "r.json").write_text(json.dumps(_result()))
+    start, end = markers(REDUCED.name)
+    for text in (f"a\n{end}\nb\n{start}\nc\n", f"{start}\n{end}\n{start}\n{end}\n", "plain\n"):
+        doc = tmp_path / "doc.md"
+        doc.write_text(text)
+        proc = allfives("leaderboard", "r.json", "--write", "doc.md", cwd=tmp_path)
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+        assert doc.read_text() == text  # nothing of it replaced
+    for device in ("/dev/zero", "/dev/full"):
+        if Path(device).exists():
+            proc = allfives("leaderboard", "r.json", "--write", device, cwd=tmp_path)
+            assert proc.returncode == 2 and "not a regular file" in proc.stderr, proc.stderr
+    doc.write_text(f"head\n{start}\nold\n{end}\ntail\n")
+    proc = allfives("leaderboard", "r.json", "--write", "doc.md", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    text = doc.read_text()
+    assert text.startswith("head\n") and text.endswith("tail\n") and "| x |" in text
+    assert "old" not in text and not list(tmp_path.glob("*.tmp"))
+
+
+def test_benchmark_refuses_to_replace_result_files_before_any_match(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "greedy.png").write_text("mine")
+    proc = allfives("benchmark", "greedy", "--protocol", REDUCED.name, "--out", "out",
+                    "--no-exploitability", cwd=tmp_path)  # fmt: skip
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and "--out out/greedy.png already exists" in lines[0], proc.stderr
+    assert "--force" in lines[0]
+    assert [p.name for p in out.iterdir()] == ["greedy.png"]
+    assert (out / "greedy.png").read_text() == "mine"
+
+
+def test_check_result_files_refuses_twins_and_existing_files(tmp_path: Path) -> None:
+    from agents.files import OutputFileError
+    from allfives_cli.benchmark import check_result_files
+
+    check_result_files(tmp_path / "new" / "deeper", ["a", "b"], force=False)
+    with pytest.raises(EvalError, match="would write the same files"):
+        check_result_files(tmp_path, ["net.zip", "net.zip"], force=True)
+    (tmp_path / "a.md").write_text("mine")
+    with pytest.raises(OutputFileError, match=r"a\.md already exists"):
+        check_result_files(tmp_path, ["a"], force=False)
+    check_result_files(tmp_path, ["a"], force=True)
+    (tmp_path / "file").write_text("")
+    with pytest.raises(EvalError, match="not a folder"):
+        check_result_files(tmp_path / "file", ["a"], force=False)
+
+
+def test_benchmark_says_how_long_it_takes_and_shows_a_bar(tmp_path: Path) -> None:
+    from agents.benchmark.run import estimate, planned_matches
+
+    assert planned_matches("greedy", REDUCED) == {"pagat-2p": {"random": 6},
+                                                  "pyatyorka-3p": {"random": 9}}  # fmt: skip
+    assert sum(FULL.deals_against(o, "x") for o in FULL.opponents) == 320
+    full = estimate("greedy", FULL, 2, True)
+    assert full.startswith("1,980 matches in 4 settings and 4 best responses: about ")
+    assert " min with 2 processes" in full
+    search = estimate("batchsearch", FULL, 1, True)
+    assert "and" not in search.split(":")[0]  # no best response against a search agent
+    assert int(search.split("about ")[1].split()[0]) > 20
+    proc = allfives("benchmark", "greedy", "--protocol", REDUCED.name, "--processes", "1",
+                    "--no-exploitability", "--out", "out", cwd=tmp_path)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    first = proc.stderr.splitlines()[0]
+    assert first.startswith(f"greedy under {REDUCED.name}: 15 matches in 2 settings: about")
+    assert "15/15" in proc.stderr  # one bar over the agent's matches

@@ -18,8 +18,10 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import scripted_game
+from conftest import fake_checkpoint, scripted_game
 
+from agents.errors import AgentError
+from agents.files import OutputFileError
 from agents.play.human import BadMove, HumanAgent, QuitMatch, parse_move
 from agents.play.terminal import PlayArgumentError, play_match
 from allfives_cli.play import add_play_parser, run_play
@@ -345,7 +347,7 @@ def test_run_play_from_a_parser(
     save = tmp_path / "cli.json"
     monkeypatch.setattr(sys, "stdin", io.StringIO(ones()))
     args = play_args("--seed", str(SEED), "--hands", "1", "--save", str(save))
-    assert (args.preset, args.players, args.seat, args.opponents) == ("pagat", 2, "0", "greedy")
+    assert (args.preset, args.players, args.seat, args.opponents) == ("pagat", 2, "0", None)
     assert run_play(args) == 0
     out = capsys.readouterr().out
     assert saved_path(out) == save
@@ -373,21 +375,66 @@ def test_random_seat_comes_from_the_seed(
     [
         (["--seat", "2"], "bad --seat '2': choose 0-1 or 'random'"),
         (["--seat", "me"], "bad --seat 'me'"),
-        (["--players", "3", "--opponents", "greedy,nobody"], "unknown agent 'nobody'"),
-        (["--opponents", "greedy,random"], "--opponents names 2 agents for 1 other seat"),
-        (["--opponents", "greedy:depth=3"], "--opponents: bad parameters for agent 'greedy'"),
-        (["--opponents", " , "], "--opponents names no agent"),
-        (["--save", "no/such/dir/x.json"], "--save: no directory 'no/such/dir'"),
-        (["--save", "."], "--save: '.' is a directory"),
+        (["--players", "3", "--opponents", "greedy", "nobody"], "unknown agent 'nobody'"),
+        (["--opponents", "greedy", "random"], "--opponents names 2 agents for 1 other seat"),
+        (["--opponents", "greedy:depth=3"], "--opponents: bad agent spec 'greedy:depth=3'"),
+        (["--opponents", " "], "--opponents: an empty agent spec"),
+        (["--opponents", "greedy,random"], "one spec per argument: --opponents greedy random"),
+        (["--save", "no/such/dir/x.json"], "--save no/such/dir/x.json: no folder 'no/such/dir'"),
+        (["--save", "."], "--save .: is a folder"),
+        (["--opponents", "X.zip", "--players", "3"], "--opponents: X was trained for pagat 2p"),
+        (["--save", "kept.json"], "--save kept.json already exists"),
     ],
 )
 def test_bad_arguments_fail_before_the_game(
-    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+    argv: list[str],
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    with pytest.raises(PlayArgumentError, match=re.escape(message)) as err:
+    monkeypatch.chdir(tmp_path)
+    fake_checkpoint(tmp_path / "X.zip", Rules.preset("pagat", 2))
+    (tmp_path / "kept.json").write_text("mine")
+    with pytest.raises(AgentError, match=re.escape(message)) as err:
         run_play(play_args(*argv))
     assert isinstance(err.value, ValueError) and "\n" not in str(err.value)
     assert capsys.readouterr().out == ""
+    assert (tmp_path / "kept.json").read_text() == "mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["X.zip", "kept.json"]
+
+
+def test_a_save_file_is_replaced_with_force_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    save = tmp_path / "mine.json"
+    save.write_text("a record of mine")
+    monkeypatch.setattr(sys, "stdin", io.StringIO(ones()))
+    args = play_args("--seed", str(SEED), "--hands", "1", "--save", str(save), "--force")
+    assert run_play(args) == 0
+    assert saved_path(capsys.readouterr().out) == save
+    assert replay(load_record(save)).hands
+
+
+def test_a_failed_save_is_an_error_line_and_status_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import agents.play.terminal as terminal
+
+    def full(path: object, data: bytes, option: str) -> None:
+        raise OutputFileError(f"{option} {path}: cannot write: No space left on device")
+
+    monkeypatch.setattr(terminal, "write_output", full)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(ones()))
+    args = play_args("--seed", str(SEED), "--hands", "1", "--save", str(tmp_path / "g.json"))
+    assert run_play(args) == 2
+    out, err = capsys.readouterr()
+    assert "record saved" not in out and "cannot write" not in out
+    assert (
+        err
+        == f"allfives: error: --save {tmp_path / 'g.json'}: cannot write: No space left on device\n"
+    )
+    assert not list(tmp_path.iterdir())
 
 
 def run_main(tmp_path: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:

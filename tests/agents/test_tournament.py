@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from agents.errors import AgentError
 from agents.eval import tournament
 from agents.eval.match import EvalError, MatchResult, play_match, seating
 from agents.eval.report import table, write_json, write_png
@@ -316,9 +318,13 @@ def test_cli_league_and_players(tmp_path: Path) -> None:
         (["greedy"], "at least two agents"),
         (["greedy", "random", "--players", "3"], "3 sides"),
         (["greedy", "random", "--players", "3", "--league"], "two sides"),
-        (["greedy", "random", "--json", "/nonexistent-dir/x.json"], "cannot write"),
-        (["greedy", "random", "--png", "."], "directory"),
-        (["greedy", "random", "--json", "a.x", "--png", "a.x"], "same file"),
+        (["greedy", "random", "--json", "/nonexistent-dir/x.json"], "no folder"),
+        (["greedy", "random", "--png", "."], "--png .: the file name must end in .png"),
+        (["greedy", "random", "--png", "out.txt"], "--png out.txt: the file name must end in"),
+        (["greedy", "random", "--png", "sub.png"], "--png sub.png: is a folder"),
+        (["greedy", "random", "--json", "a.png", "--png", "a.png"], "same file"),
+        (["greedy", "random", "--json", "kept.json"], "--json kept.json already exists"),
+        (["greedy", "random", "--png", "kept.png"], "--png kept.png already exists"),
         (["greedy", "random", "--league", "--players", "3"], "two sides"),
         (["greedy", "missing.zip"], "missing.zip"),
     ],
@@ -327,15 +333,30 @@ def test_cli_errors_before_playing(
     argv: list[str], message: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub.png").mkdir()
+    for name in ("kept.json", "kept.png"):
+        (tmp_path / name).write_text("mine")
 
     def no_play(*args: Any) -> None:
         raise AssertionError("a match was played")
 
     monkeypatch.setattr(tournament, "run_matches", no_play)
-    with pytest.raises(EvalError, match=message) as info:
+    with pytest.raises(AgentError, match=re.escape(message)) as info:
         run_eval(_parse(*argv), lambda line: None)
     assert "\n" not in str(info.value)
-    assert list(tmp_path.iterdir()) == []  # the writability check leaves nothing behind
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.json", "kept.png", "sub.png"]
+    assert (tmp_path / "kept.json").read_text() == (tmp_path / "kept.png").read_text() == "mine"
+
+
+def test_cli_replaces_outputs_with_force_only(tmp_path: Path) -> None:
+    js, png = tmp_path / "out.json", tmp_path / "out.png"
+    js.write_text("mine")
+    png.write_text("mine")
+    status, _ = _run("greedy", "random", "--matches", "2", "--processes", "1", "--quiet",
+                     "--json", str(js), "--png", str(png), "--force")  # fmt: skip
+    assert status == 0
+    assert json.loads(js.read_text())["agents"][0]["spec"] == "greedy"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_cli_unknown_agent() -> None:

@@ -339,8 +339,12 @@ def test_replay_rules_key_with_newline_is_one_line(cli: Any, tmp_path: Path) -> 
         ["speed", "speed"],
         ["bench", "engine", "--players", "5"],
         ["demo", "--agents", "nobody"],
-        ["demo", "--agents", "greedy,nobody"],
+        ["demo", "--agents", "greedy", "nobody"],
         ["demo", "--agents", ","],
+        ["demo", "--agents", " "],
+        ["demo", "--agents"],
+        ["demo", "--agents", "greedy,random"],
+        ["demo", "--agents", "search:sims=2,sims=3"],
         ["demo", "--players", "5"],
         ["demo", "--preset", "muggins"],
         ["demo", "--seed", "x"],
@@ -373,7 +377,7 @@ def test_demo_save_then_replay(cli_both: Any, tmp_path: Path) -> None:
     assert first.returncode == 0, first.stderr
     assert first.stderr == ""
     saved = (tmp_path / "match.json").read_text(encoding="utf-8")
-    second = cli_both("demo", "--seed", "5", "--save", "match.json")
+    second = cli_both("demo", "--seed", "5", "--save", "match.json", "--force")
     assert second.returncode == 0, second.stderr
     assert second.stdout == first.stdout  # the same seed plays the same match
     assert (tmp_path / "match.json").read_text(encoding="utf-8") == saved
@@ -395,7 +399,7 @@ def test_demo_save_then_replay(cli_both: Any, tmp_path: Path) -> None:
     [
         ["--preset", "five_up", "--players", "4"],
         ["--preset", "pyatyorka", "--players", "3", "--agents", "random"],
-        ["--preset", "dominoes_cc", "--players", "2", "--agents", "greedy,greedy"],
+        ["--preset", "dominoes_cc", "--players", "2", "--agents", "greedy", "greedy"],
     ],
     ids=["five_up-4p", "pyatyorka-3p", "dominoes_cc-2p"],
 )
@@ -471,9 +475,11 @@ def test_script_invalid_record(cli_both: Any, tmp_path: Path) -> None:
 
 
 def test_agents_beyond_the_seats_are_refused(cli: Any) -> None:
-    assert_usage_error(cli("demo", "--agents", "greedy,random,heuristic"), "3 agents for 2 seats")
     assert_usage_error(
-        cli("play", "--opponents", "greedy,random", "--no-save"), "2 agents for 1 other seat"
+        cli("demo", "--agents", "greedy", "random", "heuristic"), "3 agents for 2 seats"
+    )
+    assert_usage_error(
+        cli("play", "--opponents", "greedy", "random", "--no-save"), "2 agents for 1 other seat"
     )
 
 
@@ -481,7 +487,7 @@ def test_demo_is_the_first_match_of_eval(cli: Any, tmp_path: Path) -> None:
     """One match loop, one seeding: a demo replays match 0 of an evaluation with its seed."""
     from agents.eval.match import match_seeds, play_match
 
-    demo = cli("demo", "--seed", "4", "--agents", "greedy,random", "--quiet", "--save", "d.json")
+    demo = cli("demo", "--seed", "4", "--agents", "greedy", "random", "--quiet", "--save", "d.json")
     assert demo.returncode == 0, demo.stderr
     result = replay(load_record(tmp_path / "d.json"))
     first = play_match(Rules.preset("pagat", 2), ["greedy", "random"], *match_seeds(4, 0, 0))
@@ -503,3 +509,158 @@ def test_image_to_a_bad_path_is_one_line(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=TIMEOUT,
     )  # fmt: skip
     assert_usage_error(proc, "cannot write")
+
+
+# ============================================================================ files the user named
+
+
+def test_demo_never_replaces_a_file_without_force(cli_both: Any, tmp_path: Path) -> None:
+    """A checkpoint was lost to ``demo --save``: an existing file is refused before the match,
+    and replaced only with ``--force``."""
+    kept = tmp_path / "best.zip"
+    kept.write_bytes(b"a checkpoint")
+    line = assert_usage_error(cli_both("demo", "--save", "best.zip"), "--save best.zip")
+    assert "already exists" in line and "--force" in line
+    assert kept.read_bytes() == b"a checkpoint"
+    forced = cli_both("demo", "--save", "best.zip", "--force", "--quiet")
+    assert forced.returncode == 0, forced.stderr
+    assert json.loads(kept.read_text(encoding="utf-8"))["format"] == FORMAT
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_failed_save_is_one_error_line_and_no_success_line(cli: Any) -> None:
+    for args in (
+        ["demo", "--save", "/dev/full", "--quiet"],
+        ["play", "--save", "/dev/full", "--hands", "1", "--seed", "1"],
+        ["eval", "greedy", "random", "--matches", "2", "--processes", "1", "--quiet",
+         "--json", "/dev/full"],
+    ):  # fmt: skip
+        proc = cli(*args, stdin="quit\n")
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert "Traceback" not in proc.stderr
+        lines = proc.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("allfives: error: "), proc.stderr
+        assert "/dev/full: cannot write: No space left on device" in lines[0]
+        assert "saved" not in proc.stdout and "wrote" not in proc.stdout
+
+
+def test_devices_are_written_as_they_are(cli: Any) -> None:
+    proc = cli("demo", "--save", "/dev/null", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    assert "record saved to /dev/null" in proc.stdout
+
+
+# ============================================================================ agent specs
+
+
+@pytest.mark.parametrize(
+    ("option", "typed", "new_form"),
+    [
+        ("--agents", "greedy,random", "--agents greedy random"),
+        ("--agents", "search:sims=50;random", "--agents search:sims=50 random"),
+        ("--opponents", "heuristic,greedy", "--opponents heuristic greedy"),
+        ("--opponents", "search:sims=5,time=1;greedy", "--opponents search:sims=5,time=1 greedy"),
+    ],
+)
+def test_an_old_comma_list_shows_the_new_form(
+    cli: Any, option: str, typed: str, new_form: str
+) -> None:
+    args = ["demo", option, typed] if option == "--agents" else ["play", option, typed, "--no-save"]
+    line = assert_usage_error(cli(*args), repr(typed), "one spec per argument")
+    assert line.endswith(new_form), line
+
+
+def test_a_spec_with_parameters_is_one_agent_everywhere(cli: Any) -> None:
+    """``name:key=value,key=value`` is one spec in demo and play, as in eval and the web page."""
+    spec = "batchsearch:worlds=4,infer=1"
+    demo = cli("demo", "--agents", spec, "random", "--quiet", "--players", "2")
+    assert demo.returncode == 0, demo.stderr
+    play = cli("play", "--opponents", spec, "--no-save", "--seed", "1", stdin="quit\n")
+    assert play.returncode == 0, play.stderr
+    assert f"seat 1 ({spec})" in play.stdout
+    again = cli("demo", "--agents", "greedy", "--agents", "heuristic", "--players", "3")
+    assert again.returncode == 0, again.stderr
+    assert "seat 0: greedy, seat 1: heuristic, seat 2: greedy" in again.stdout
+
+
+@pytest.mark.parametrize(
+    ("typed", "needle"),
+    [
+        ("search:sims=2,sims=3", "sims is given twice"),
+        ("search:sims", "parameters are key=value"),
+        ("search:", "no parameter after the ':'"),
+        ("greedy:depth=3", "takes no arguments"),
+        ("nobody:x=1", "unknown agent 'nobody'"),
+    ],
+)
+def test_a_spec_error_quotes_what_was_typed(cli: Any, typed: str, needle: str) -> None:
+    for args in (["demo", "--agents", typed], ["play", "--opponents", typed, "--no-save"],
+                 ["eval", typed, "random", "--matches", "2"]):  # fmt: skip
+        line = assert_usage_error(cli(*args), needle)
+        assert repr(typed) in line, line
+
+
+# ============================================================================ rules before output
+
+
+def test_every_command_checks_the_agents_rules_before_any_output(cli: Any, tmp_path: Path) -> None:
+    fake_checkpoint(tmp_path / "X.zip", Rules.preset("pagat", 2))
+    for args in (
+        ["play", "--opponents", "X.zip", "--players", "3", "--no-save"],
+        ["demo", "--agents", "X.zip", "--players", "3"],
+        ["eval", "X.zip", "random", "random", "--players", "3", "--matches", "3"],
+    ):
+        assert_usage_error(cli(*args, stdin="quit\n"), "trained for pagat 2p", "pagat 3p")
+
+
+# ============================================================================ Ctrl-C
+
+
+def _workers_started(pid: int) -> bool:
+    """Whether process ``pid`` has started its two spawned pool workers (Linux's /proc)."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        lines = [Path(f"/proc/{c}/cmdline").read_bytes() for c in children]
+    except OSError:
+        return False
+    return sum(b"spawn_main" in x and b"resource_tracker" not in x for x in lines) >= 2
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux's /proc")
+@pytest.mark.parametrize("moment", ["as-the-workers-start", "while-they-play"])
+def test_ctrl_c_stops_a_pooled_evaluation_quietly(tmp_path: Path, moment: str) -> None:
+    """SIGINT to the whole process group (what Ctrl-C at a terminal sends) while the spawned
+    workers are still starting (importing), or once the bar moves: exit status 130, no
+    worker's traceback."""
+    import signal
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "allfives_env", "eval", "greedy", "random", "--matches", "200000",
+         "--processes", "2"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+    assert proc.stderr is not None
+    seen = b""
+    deadline = time.monotonic() + TIMEOUT
+    try:
+        if moment == "as-the-workers-start":
+            while not _workers_started(proc.pid):
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.005)
+            time.sleep(0.1)  # the pool is made; its workers still import (a second or so)
+        else:
+            while not re.search(rb"\| *[1-9][0-9]*/200000", seen):
+                chunk = os.read(proc.stderr.fileno(), 4096)
+                assert chunk, seen[-2000:]  # the command ended first
+                seen += chunk
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    text = (seen + err).decode(errors="replace")
+    assert proc.returncode == 130, text[-2000:]
+    assert "Traceback" not in text and "KeyboardInterrupt" not in text, text[-3000:]
+    assert out == b""

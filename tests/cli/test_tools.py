@@ -3,6 +3,7 @@ answers to bad input (one usage line, exit status 2, nothing written)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -94,9 +95,21 @@ def test_offline_fit_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
     assert tool([*OFFLINE_FIT, "collect", "a.npz", "--rollouts", "1", "--config", cfg],
                 tmp_path).returncode == 0  # fmt: skip
     (tmp_path / "junk.npz").write_bytes(b"not a file collect wrote")
+    whole = (tmp_path / "a.npz").read_bytes()
+    (tmp_path / "truncated.npz").write_bytes(whole[: len(whole) // 2])
+    np.save(tmp_path / "array.npy", np.zeros(3))
+    (tmp_path / "array.npy").rename(tmp_path / "array.npz")
+    (tmp_path / "kept.zip").write_bytes(b"a checkpoint of mine")
     cases = [
         (["collect", "x.npz", "--rollouts", "0", "--config", cfg], "--rollouts must be"),
-        (["collect", "nowhere/x.npz", "--config", cfg], "no folder nowhere"),
+        (["collect", "nowhere/x.npz", "--config", cfg], "no folder 'nowhere'"),
+        (["collect", "a.npz", "--config", cfg], "OUT a.npz already exists"),
+        (["collect", "x.txt", "--config", cfg], "OUT x.txt: the file name must end in .npz"),
+        (["fit", "a.npz", "--config", cfg, "--out", "a.npz"], "must end in .zip"),
+        (["fit", "a.npz", "--config", cfg, "--out", "kept.zip"], "--out kept.zip already exists"),
+        (["fit", "a.npz", "--config", cfg, "--out", "nowhere/k.zip"], "no folder 'nowhere'"),
+        (["fit", "truncated.npz", "--config", cfg], "cannot read truncated.npz"),
+        (["fit", "array.npz", "--config", cfg], "cannot read array.npz"),
         (["fit", "missing.npz", "--config", cfg], "cannot read missing.npz"),
         (["fit", "junk.npz", "--config", cfg], "cannot read junk.npz"),
         (["fit", "a.npz", "--config", other], "another config's observations"),
@@ -113,7 +126,11 @@ def test_offline_fit_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
         assert done.returncode == 2, (args, done.stderr)
         assert message in done.stderr and "Traceback" not in done.stderr, (args, done.stderr)
         assert len(done.stderr.strip().splitlines()) <= 2, done.stderr  # usage, error
-    assert sorted(p.name for p in tmp_path.glob("*.npz")) == ["a.npz", "junk.npz"]
+    assert sorted(p.name for p in tmp_path.glob("*.npz")) == [
+        "a.npz", "array.npz", "junk.npz", "truncated.npz"
+    ]  # fmt: skip
+    assert (tmp_path / "kept.zip").read_bytes() == b"a checkpoint of mine"
+    assert (tmp_path / "a.npz").read_bytes() == whole
 
 
 def test_action_regret_refuses_a_negative_max_moves(tmp_path: Path) -> None:
@@ -159,3 +176,32 @@ def test_fit_equity_fits_and_refuses_bad_input(tmp_path: Path) -> None:
         done = tool([sys.executable, script, *args], tmp_path)
         assert done.returncode == 2 and message in done.stderr, (args, done.stderr)
         assert "Traceback" not in done.stderr
+
+
+def test_compare_curves_checks_its_output_and_its_reports_first(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    script = [sys.executable, str(ROOT / "tools" / "compare_curves.py")]
+    point = {"step": 100, "results": {"heuristic": {"win_rate": 0.4, "ci95": [0.3, 0.5]}}}
+    (tmp_path / "a.json").write_text(json.dumps({"history": [point]}))
+    done = tool([*script, "out.png", "a=a.json", "--opponent", "heuristic"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    drawn = (tmp_path / "out.png").read_bytes()
+    assert drawn[:4] == b"\x89PNG"
+    (tmp_path / "dup.json").write_text('{"history": [], "history": []}')
+    bad = {"history": [{**point, "results": {"heuristic": {"win_rate": "0.4"}}}]}
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    for args, message in (
+        (["out.png", "a=a.json"], "OUT out.png already exists"),
+        (["out.txt", "a=a.json"], "OUT out.txt: the file name must end in .png"),
+        (["new.png", "a=dup.json"], "duplicate key 'history'"),
+        (["new.png", "a=bad.json", "--opponent", "heuristic"], "bad.json: history[0]"),
+        (["new.png", "a=missing.json"], "cannot read missing.json"),
+        (["new.png", "a.json"], "is not LABEL=REPORT"),
+    ):
+        done = tool([*script, *args], tmp_path)
+        assert done.returncode == 2 and message in done.stderr, (args, done.stderr)
+        assert "Traceback" not in done.stderr
+    assert (tmp_path / "out.png").read_bytes() == drawn
+    assert not (tmp_path / "new.png").exists() and not (tmp_path / "out.txt").exists()
+    forced = tool([*script, "out.png", "a=a.json", "--opponent", "heuristic", "--force"], tmp_path)
+    assert forced.returncode == 0, forced.stderr
