@@ -37,7 +37,10 @@ Resume: a run folder (``runs/<name>``) holds everything needed to continue: the 
 optimizer, the pool, the games in the middle of play, the counters and every generator's state,
 saved after each update. Running the same command again after Ctrl-C or a kill continues from
 there, bit for bit; a finished run is not restarted unless ``total_timesteps`` grows; a
-different config for the same name is refused (use ``--name`` or ``--fresh``).
+different config for the same name is refused (use ``--name`` or ``--fresh``), and so is a
+folder whose ``config.yaml`` was edited, or whose files a resume reads are missing or damaged
+(each checked before anything is written). ``--fresh`` deletes only a run folder ``train.py``
+made (``agents/training/ownership.py``). Each phase says what it is doing as it begins.
 """
 
 from __future__ import annotations

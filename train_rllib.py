@@ -18,7 +18,9 @@
    against ``eval_opponents``; the best module is kept in ``best/`` (``rllib:RUN`` plays it).
 6. Checkpoints and resume — ``checkpoint/`` (RLlib's algorithm checkpoint, with the league)
    every ``checkpoint_every`` iterations, at each evaluation, at Ctrl-C and at the end; the
-   same command continues from it. TensorBoard scalars in ``tb/``; a progress bar.
+   same command continues from it, once every file it reads is checked
+   (:mod:`allfives_rllib.run_record`). TensorBoard scalars in ``tb/``; a progress bar, and a
+   line on stderr as each phase begins.
 
 A run folder is ``runs/rllib/<name>``: ``config.yaml``, ``checkpoint/``, ``best/``,
 ``evals/``, ``tb/`` and, at the end, ``report.json`` (the best module's final evaluation).
@@ -51,15 +53,21 @@ from pathlib import Path  # noqa: E402
 from typing import Annotated, Any  # noqa: E402
 
 import tyro  # noqa: E402
-import yaml  # noqa: E402
 
 from agents.files import replace_whole  # noqa: E402
 from agents.training import config as train_config  # noqa: E402
 from agents.training.cluster import check_address  # noqa: E402
-from agents.training.entry import INTERRUPTS, Session, run_command  # noqa: E402
-from agents.training.run_folder import changed_fields, open_run_folder, write_config  # noqa: E402
-from allfives_rllib.algorithm import build, empty_league, module_id  # noqa: E402
+from agents.training.entry import INTERRUPTS, Session, run_command, tell  # noqa: E402
+from agents.training.ownership import config_record  # noqa: E402
+from agents.training.run_folder import (  # noqa: E402
+    WAY_OUT,
+    check_same_config,
+    open_run_folder,
+    write_config,
+)
+from allfives_rllib.algorithm import build, module_id  # noqa: E402
 from allfives_rllib.config import ConfigError, RLlibConfig, load_yaml  # noqa: E402
+from allfives_rllib.run_record import RLLIB_KIND, Run, digests, load_run, resume_message  # noqa: E402
 
 PROG = "train_rllib.py"
 
@@ -74,7 +82,8 @@ class Command:
     """A running Ray cluster to join (HOST:PORT of its head, as `ray start --head` prints it);
     by default a Ray instance on this machine is started for the run."""
     fresh: bool = False
-    """Delete the run folder and start over."""
+    """Delete the run folder and start over (only a run folder train_rllib.py made: one that
+    holds anything else is refused)."""
     runs: Path = Path("runs")
     """Where run folders go (under rllib/)."""
     cfg: Annotated[RLlibConfig, tyro.conf.OmitArgPrefixes] = field(default_factory=RLlibConfig)
@@ -99,56 +108,6 @@ def parse_args(argv: Sequence[str]) -> Command:
 # ----------------------------------------------------------------------------- the run folder
 
 
-@dataclass
-class Run:
-    """A run folder and the trainer's record of it (``state.json``)."""
-
-    dir: Path
-    step: int = 0
-    iteration: int = 0
-    seconds: float = 0.0
-    next_eval: int = 0
-    best_score: float = -1.0
-    history: list[dict[str, Any]] = field(default_factory=list)
-    league: dict[str, Any] = field(default_factory=empty_league)
-    env_runners: list[dict[str, Any]] = field(default_factory=list)
-    """Where the env runners ran (Ray node id and address) and the env steps each sampled."""
-
-    @property
-    def checkpoint(self) -> Path:
-        return self.dir / "checkpoint"
-
-    @property
-    def best(self) -> Path:
-        return self.dir / "best"
-
-    @property
-    def report_file(self) -> Path:
-        return self.dir / "report.json"
-
-    def save_state(self) -> None:
-        record = {k: v for k, v in dataclasses.asdict(self).items() if k != "dir"}
-        replace_whole(self.dir / "state.json", json.dumps(record, indent=1).encode("utf-8"))
-
-    @classmethod
-    def load(cls, folder: Path) -> Run | None:
-        """The run in ``folder``, if it has a checkpoint and a record.
-
-        Raises:
-            ConfigError: for a damaged record.
-        """
-        state = folder / "state.json"
-        if not state.exists() or not (folder / "checkpoint").is_dir():
-            return None
-        try:
-            record = json.loads(state.read_text(encoding="utf-8"))
-            return cls(dir=folder, **record)
-        except (OSError, ValueError, TypeError) as e:
-            raise ConfigError(
-                f"the run record {state} is damaged ({e}); use --fresh to start over"
-            ) from None
-
-
 def spec_json(cfg: RLlibConfig) -> str:
     """``allfives.json`` of a checkpoint: the rules and observation options it plays."""
     from agents.learned import PolicySpec
@@ -160,7 +119,9 @@ def spec_json(cfg: RLlibConfig) -> str:
 
 
 def save_checkpoint(algo: Any, run: Run, cfg: RLlibConfig) -> None:
-    """RLlib's checkpoint of everything, written beside the old one and then swapped in."""
+    """RLlib's checkpoint of everything, written beside the old one; then, in three renames,
+    it, the best module staged since the last (:func:`evaluate_now`) and the record
+    (``state.json``, which holds the SHA-256 of every file of both) are swapped in."""
     tmp = run.dir / "checkpoint.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     algo.save_to_path(str(tmp.resolve()))
@@ -169,13 +130,25 @@ def save_checkpoint(algo: Any, run: Run, cfg: RLlibConfig) -> None:
         from allfives_rllib.league import league_callback
 
         run.league = json.loads(json.dumps(league_callback(algo).league))
+    run.checkpoint_files = digests(tmp)
+    best_tmp = run.dir / "best.tmp"
+    if run.staged_best:
+        run.best_files = digests(best_tmp)
+    replace_whole(run.state_file.with_name("state.json.tmp"), run.record())
     old = run.dir / "checkpoint.old"
     shutil.rmtree(old, ignore_errors=True)
     if run.checkpoint.exists():
         os.replace(run.checkpoint, old)
     os.replace(tmp, run.checkpoint)
+    if run.staged_best:
+        shutil.rmtree(run.dir / "best.old", ignore_errors=True)
+        if run.best.exists():
+            os.replace(run.best, run.dir / "best.old")
+        os.replace(best_tmp, run.best)
+        run.staged_best = False
+    os.replace(run.state_file.with_name("state.json.tmp"), run.state_file)
     shutil.rmtree(old, ignore_errors=True)
-    run.save_state()
+    shutil.rmtree(run.dir / "best.old", ignore_errors=True)
 
 
 def evaluate_folder(
@@ -191,9 +164,13 @@ def evaluate_folder(
 
 
 def evaluate_now(algo: Any, run: Run, cfg: RLlibConfig, writer: Any) -> None:
-    """Evaluate the main module as it is now; keep it as ``best/`` if it is the best so far."""
+    """Evaluate the main module as it is now; if it is the best so far, stage it as the next
+    ``best/`` (:func:`save_checkpoint` swaps it in)."""
     from allfives_rllib.agent import MODULE_DIR, MODULE_ID
 
+    if not cfg.progress:  # (with it, the bar's figures follow each evaluation)
+        tell(PROG, f"evaluating at step {run.step:,}: {cfg.eval_matches} matches against each "
+             f"of {', '.join(cfg.eval_opponents)}")  # fmt: skip
     folder = run.dir / "evals" / f"step_{run.step:010d}"
     shutil.rmtree(folder, ignore_errors=True)
     (folder / MODULE_DIR).mkdir(parents=True)
@@ -205,13 +182,12 @@ def evaluate_now(algo: Any, run: Run, cfg: RLlibConfig, writer: Any) -> None:
     run.history.append({"step": run.step, "results": result, "score": score, "time": time.time()})
     for spec, r in result.items():
         writer.add_scalar(f"eval/win_rate_vs_{spec}", r["win_rate"], run.step)
-    if score > run.best_score:
+    if score > run.best_score:  # staged, and swapped in with the next checkpoint
         run.best_score = score
         tmp = run.dir / "best.tmp"
         shutil.rmtree(tmp, ignore_errors=True)
         shutil.copytree(folder, tmp)
-        shutil.rmtree(run.best, ignore_errors=True)
-        os.replace(tmp, run.best)
+        run.staged_best = True
 
 
 SCALARS = {
@@ -261,6 +237,8 @@ def _lookup(result: dict[str, Any], key: str) -> Any:
 
 def train(cfg: RLlibConfig, run: Run, address: str | None) -> None:
     """PPO self-play until ``total_timesteps``, from the start or from ``run``'s checkpoint."""
+    where = f"joining the Ray cluster at {address}" if address else "starting Ray on this machine"
+    tell(PROG, f"{where} and building PPO (importing RLlib takes a few seconds)")
     from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
     from torch.utils.tensorboard import SummaryWriter
 
@@ -271,19 +249,32 @@ def train(cfg: RLlibConfig, run: Run, address: str | None) -> None:
     algo = build(cfg, run.league, address)
     batched = cfg.engine == "batched"
     snapshots = run.dir / "snapshots"
+    shutil.rmtree(run.dir / "best.tmp", ignore_errors=True)  # staged by a run killed since
     if resumed:
-        algo.restore_from_path(str(run.checkpoint.resolve()))
+        try:
+            algo.restore_from_path(str(run.checkpoint.resolve()))
+        except Exception as e:  # an earlier version's damaged checkpoint: RLlib raises many kinds
+            algo.stop()
+            detail = " ".join(str(e).split())[:200]
+            raise ConfigError(
+                f"{run.checkpoint} cannot be restored ({detail}); {WAY_OUT}"
+            ) from None
         if batched:
             table_league.seat_saved(algo, snapshots, run.league)
     elif batched:
         if cfg.imitation_samples > 0:  # the warm start: train.py's imitation, then into RLlib
             from allfives_rllib.warm_start import imitate, load_into
 
+            tell(PROG, f"the warm start: {cfg.imitation_samples:,} learner steps imitating "
+                 f"{cfg.imitation_teacher} (compiling the engine the first time)")  # fmt: skip
             load_into(algo, module_id(cfg), imitate(cfg, run.dir / "warm_start"))
         table_league.take(algo, module_id(cfg), snapshots, run.league, 0)
         save_checkpoint(algo, run, cfg)
     else:
         add_snapshot(algo, league_callback(algo), 0)  # the untrained module joins the league
+    left = "" if not run.step else f", from {run.step:,}"
+    tell(PROG, f"PPO: {cfg.total_timesteps:,} env steps{left}, evaluated every "
+         f"{cfg.eval_every:,}")  # fmt: skip
     writer = SummaryWriter(str(run.dir / "tb"))
     bar = None
     if cfg.progress:
@@ -339,6 +330,8 @@ def finish(cfg: RLlibConfig, run: Run) -> dict[str, Any]:
     """The best module's final evaluation on deals of its own; ``report.json``."""
     final: dict[str, Any] = {}
     if cfg.final_eval_matches > 0:
+        tell(PROG, f"the final evaluation: {cfg.final_eval_matches} matches against each of "
+             f"{', '.join(cfg.eval_opponents)}")  # fmt: skip
         final = evaluate_folder(
             cfg, run.best, cfg.eval_opponents, cfg.final_eval_matches, cfg.seed + 10**9
         )
@@ -354,7 +347,7 @@ def finish(cfg: RLlibConfig, run: Run) -> dict[str, Any]:
         "best": str(run.best),
         "final_eval": final,
     }
-    run.report_file.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    replace_whole(run.report_file, json.dumps(report, indent=1).encode("utf-8"))
     return report
 
 
@@ -373,24 +366,25 @@ def _run(session: Session, argv: Sequence[str]) -> int:
     cfg = command.cfg
     folder = command.runs / "rllib" / cfg.name
     session.folder = folder  # a full disk from here on (the lock file too) is one line
-    with open_run_folder(folder, command.fresh):  # one process a run folder
-        saved_cfg = folder / "config.yaml"
-        if saved_cfg.exists() and (folder / "state.json").exists():
-            old = yaml.safe_load(saved_cfg.read_text(encoding="utf-8"))
-            diff = changed_fields(old, dataclasses.asdict(cfg))
-            if diff:
-                raise ConfigError(
-                    f"{folder} was trained with another config (differs in {', '.join(diff)}); "
-                    f"use --name for a new run or --fresh to start over"
-                )
-        run = Run.load(folder) or Run(dir=folder)
+    with open_run_folder(folder, command.fresh, RLLIB_KIND):  # one process a run folder
+        recorded = config_record(folder, RLLIB_KIND)  # a hand edit: refused, never overwritten
+        loaded = load_run(folder, cfg)  # every file a resume reads, checked: nothing written
+        if loaded is not None and recorded is not None:
+            check_same_config(folder, recorded, dataclasses.asdict(cfg))
+        run = loaded or Run(dir=folder)
         session.resumable = run.checkpoint.is_dir
         if run.step >= cfg.total_timesteps and run.report_file.exists():
             print(f"{folder} is complete ({run.step:,} steps): {run.report_file}")
             return 0
-        if run.step:
-            print(f"resuming {folder} from step {run.step:,}", flush=True)
-        write_config(folder, cfg)
+        if loaded is not None:
+            print(resume_message(run, cfg), flush=True)
+        write_config(folder, cfg, RLLIB_KIND)
+        engine = "the batched engine" if cfg.engine == "batched" else "the AEC env"
+        tell(
+            PROG,
+            f"run {cfg.name!r}: {cfg.rules().describe()}, {cfg.total_timesteps:,} env "
+            f"steps of PPO on {engine}, into {folder}/ (config.yaml holds every setting)",
+        )
         INTERRUPTS.check()
         if run.step < cfg.total_timesteps:
             train(cfg, run, command.address)

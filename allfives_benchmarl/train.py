@@ -30,7 +30,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agents.training.config import ConfigError
-from agents.training.policy_trainer import parse_policy_args, run_policy_trainer
+from agents.training.policy_trainer import (
+    parse_policy_args,
+    policy_folder_kind,
+    run_policy_trainer,
+)
 
 PROG = "python -m allfives_benchmarl.train"
 
@@ -52,7 +56,8 @@ class Args:
     out: Path | None = None
     """The policy folder to write (default runs/benchmarl/ALGORITHM); one run at a time."""
     fresh: bool = False
-    """Delete --out first (it is refused if it already holds a policy)."""
+    """Delete --out first (only a folder this trainer made; without --fresh, one that already
+    holds a policy is refused)."""
     task: Literal["PAGAT_2P", "PAGAT_3P", "PAGAT_4P"] = "PAGAT_2P"
     """The table: pagat rules, 2, 3 or 4 players (all seats trained)."""
     reward: Literal["win", "points", "points+win"] = "points+win"
@@ -257,10 +262,11 @@ def _rules_of(folder: Path) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Train as the command line says (``sys.argv`` by default); return the exit status."""
-    from allfives_benchmarl.policy_file import is_policy_folder
+    from allfives_benchmarl.policy_file import WEIGHTS_FILE, is_policy_folder
 
+    kind = policy_folder_kind(PROG, WEIGHTS_FILE, folders=("benchmarl",))
     return run_policy_trainer(
-        PROG, argv, "benchmarl", parse_args, is_policy_folder, train, _rules_of
+        PROG, argv, "benchmarl", parse_args, is_policy_folder, train, _rules_of, kind
     )
 
 

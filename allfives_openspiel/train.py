@@ -32,7 +32,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agents.training.config import ConfigError
-from agents.training.policy_trainer import parse_policy_args, run_policy_trainer
+from agents.training.policy_trainer import (
+    parse_policy_args,
+    policy_folder_kind,
+    run_policy_trainer,
+)
 
 PROG = "python -m allfives_openspiel.train"
 
@@ -44,7 +48,8 @@ class Args:
     out: Path = Path("runs", "openspiel", "nfsp")
     """The policy folder to write; one run at a time."""
     fresh: bool = False
-    """Delete --out first (it is refused if it already holds a policy)."""
+    """Delete --out first (only a folder this trainer made; without --fresh, one that already
+    holds a policy is refused)."""
     preset: Literal["pagat", "spruce", "dominoes_cc", "pyatyorka", "five_up"] = "pagat"
     """The rules preset of the game."""
     players: Literal[2, 3, 4] = 2
@@ -187,10 +192,11 @@ def _rules_of(folder: Path) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Train as the command line says (``sys.argv`` by default); return the exit status."""
-    from allfives_openspiel.nfsp_policy import is_policy_folder
+    from allfives_openspiel.nfsp_policy import WEIGHTS_FILE, is_policy_folder
 
+    kind = policy_folder_kind(PROG, WEIGHTS_FILE)
     return run_policy_trainer(
-        PROG, argv, "openspiel-nfsp", parse_args, is_policy_folder, train, _rules_of
+        PROG, argv, "openspiel-nfsp", parse_args, is_policy_folder, train, _rules_of, kind
     )
 
 

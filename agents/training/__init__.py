@@ -7,6 +7,8 @@ Shared by both trainers:
   their checks, the YAML file and the command line, one-line errors;
 - :mod:`agents.training.run_folder` — a run folder's life: its lock, ``--fresh``,
   ``config.yaml`` and what a rerun may change, a full disk;
+- :mod:`agents.training.ownership` — which folders a trainer made (its marker), so may write
+  into or delete; ``config.yaml`` as the trainer wrote it (a hand edit refused);
 - :mod:`agents.training.entry` — a trainer's command: its extras, Ctrl-C and SIGTERM, the exit
   statuses;
 - :mod:`agents.training.cluster` — a Ray cluster joined by ``--address`` (an address with
@@ -24,7 +26,9 @@ Self-play on the batched engine (``train.py``), read top to bottom in
   worker processes or a Ray cluster's actors);
 - :mod:`agents.training.evaluation` — evaluation during and after training, the report;
 - :mod:`agents.training.run`, :mod:`agents.training.resume` — the run's record and its resume
-  points.
+  points;
+- :mod:`agents.training.resume_check` — every file a rerun reads, checked before anything is
+  written.
 
 Nothing is imported here: each module is imported where it is used.
 """

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import io
 import math
 import sys
@@ -244,21 +245,72 @@ def check_agent_specs(cfg: Settings, keys: Iterable[str]) -> None:
                 raise ConfigError(f"config {key!r}: {e}") from None
 
 
+def strict_yaml(text: str) -> Any:
+    """``text`` as YAML (the safe subset), strictly: a key given twice in one mapping is
+    refused, where PyYAML would keep its last value.
+
+    Raises:
+        yaml.YAMLError: for text that is not YAML, or a key given twice (its message names the
+            key and its line).
+    """
+    import yaml  # the [train] extra
+
+    return yaml.load(text, Loader=_unique_key_loader())
+
+
+@functools.cache
+def _unique_key_loader() -> Any:
+    """PyYAML's ``SafeLoader``, refusing a key given twice in one mapping."""
+    import yaml
+
+    def construct_mapping(loader: Any, node: Any, deep: bool = False) -> Any:
+        loader.flatten_mapping(node)
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = loader.construct_object(key_node, deep=deep)
+            try:
+                twice = key in seen
+            except TypeError:  # unhashable: PyYAML's own construct_mapping says so
+                break
+            if twice:
+                line = key_node.start_mark.line + 1
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} given twice (line {line})", key_node.start_mark
+                )
+            seen.add(key)
+        return yaml.SafeLoader.construct_mapping(loader, node, deep)
+
+    loader: Any = type("UniqueKeyLoader", (yaml.SafeLoader,), {})  # (yaml is untyped)
+    loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
+    return loader
+
+
+def yaml_problem(e: Exception) -> str:
+    """A YAML error (or another read error) in a few words, on one line: PyYAML's problem and
+    its line, without the quoted source."""
+    problem = getattr(e, "problem", None)
+    mark = getattr(e, "problem_mark", None)
+    if problem is None:
+        return " ".join(str(e).split())
+    where = f" (line {mark.line + 1})" if mark is not None and "(line" not in problem else ""
+    return f"{problem}{where}"
+
+
 def load_yaml(path: Path, default: T, refused: Mapping[str, str] | None = None) -> T:
     """The dataclass ``default`` updated by the YAML file at ``path``, its types checked.
 
     ``refused`` maps keys that this trainer does not take to the reason it gives.
 
     Raises:
-        ConfigError: if the file cannot be read, is not a mapping, or names a refused or
-            unknown key, or a value of the wrong type.
+        ConfigError: if the file cannot be read, is not YAML, gives a key twice, is not a
+            mapping, or names a refused or unknown key, or a value of the wrong type.
     """
     import yaml
 
     try:
-        loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        loaded = strict_yaml(path.read_text(encoding="utf-8")) or {}
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-        raise ConfigError(f"cannot read config {str(path)!r}: {e}") from None
+        raise ConfigError(f"cannot read config {str(path)!r}: {yaml_problem(e)}") from None
     if not isinstance(loaded, dict):
         raise ConfigError(f"config {str(path)!r} must be a mapping of field: value")
     names = [f.name for f in dataclasses.fields(default)]  # type: ignore[arg-type]
@@ -273,13 +325,26 @@ def load_yaml(path: Path, default: T, refused: Mapping[str, str] | None = None) 
 
 
 def config_path(argv: Sequence[str]) -> Path | None:
-    """The value of ``--config`` in ``argv``, read first: it sets the other fields' defaults."""
+    """The value of ``--config`` in ``argv``, read first: it sets the other fields' defaults.
+
+    Raises:
+        ConfigError: if ``--config`` is given more than once (one file holds a run's config;
+            flags override its fields).
+    """
+    found: list[str] = []
     for i, arg in enumerate(argv):
-        if arg == "--config" and i + 1 < len(argv):
-            return Path(argv[i + 1])
-        if arg.startswith("--config="):
-            return Path(arg.partition("=")[2])
-    return None
+        if arg == "--":
+            break
+        if arg == "--config":
+            found.append(argv[i + 1] if i + 1 < len(argv) else "")
+        elif arg.startswith("--config="):
+            found.append(arg.partition("=")[2])
+    if len(found) > 1:
+        raise ConfigError(
+            f"--config given {len(found)} times ({', '.join(found)}): give one config file "
+            "(--field value flags override its fields)"
+        )
+    return Path(found[0]) if found and found[0] else None
 
 
 def fail(prog: str, message: str) -> NoReturn:

@@ -33,6 +33,13 @@ RLLIB_EXTRAS = ("ray", "torch", "yaml", "tyro", "tensorboard", "tqdm", "filelock
 """The modules of the ``[rllib]`` extra that ``train_rllib.py`` needs."""
 
 
+def tell(prog: str, message: str) -> None:
+    """Say what the trainer ``prog`` is doing now: one line on stderr, as each phase begins
+    (before its slow imports, compiles or starts; the bars of the longer ones follow, with
+    ``progress`` on)."""
+    print(f"{prog}: {message}", file=sys.stderr, flush=True)
+
+
 def missing_extras(modules: Iterable[str], extra: str, what: str) -> str | None:
     """The one line naming the install command of the ``extra`` that holds ``modules``, if one
     of them is missing (else ``None``); ``what`` says what needs them (``training``,

@@ -56,6 +56,9 @@ def evaluate_now(learner: Learner, label: str, writer: Any) -> None:
     if first:
         say(cfg, f"evaluating the untrained policy: {cfg.eval_matches} matches against each "
             f"of {', '.join(cfg.eval_opponents)}")  # fmt: skip
+    elif not cfg.progress:  # (with it, the bar's figures follow each evaluation)
+        say(cfg, f"evaluating at step {step:,} ({label}): {cfg.eval_matches} matches against "
+            f"each of {', '.join(cfg.eval_opponents)}")  # fmt: skip
     result = evaluate_checkpoint(
         cfg, run.latest, cfg.eval_opponents, cfg.eval_matches, cfg.seed + step, bars=first
     )
@@ -140,7 +143,7 @@ def finish(cfg: Config, run: Run) -> dict[str, Any]:
             "time_share": {k: v / max(1e-9, sum(timing.values())) for k, v in timing.items()},
         },
     }
-    run.report_file.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    replace_whole(run.report_file, json.dumps(report, indent=1).encode("utf-8"))
     plot_curve(run)
     return report
 

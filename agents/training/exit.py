@@ -39,7 +39,7 @@ import dataclasses
 import json
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
@@ -51,13 +51,16 @@ from agents.files import replace_whole
 from agents.training import config as train_config
 from agents.training.config import ConfigError, check_agent_specs, parse_command, raise_first
 from agents.training.entry import INTERRUPTS, Session, run_command
+from agents.training.exit_rounds import read_rounds, table
+from agents.training.ownership import CONFIG, MARKER, FolderKind, config_keys, config_record
 from agents.training.run_folder import (
+    RETIRED,
     WAY_OUT,
     check_same_config,
     open_run_folder,
     write_config,
 )
-from agents.training.selfplay_config import Config
+from agents.training.selfplay_config import RUN_KIND, Config
 
 PROG = "python -m agents.training.exit"
 """How expert iteration names itself in its one-line errors."""
@@ -135,6 +138,16 @@ class ExitConfig(Config):
         check_agent_specs(self, ("round_search",))
 
 
+EXIT_KIND = FolderKind(
+    made_by=PROG,
+    files=(CONFIG, MARKER, "rounds.json", "round*.yaml", ".round*.lock", "*.tmp"),
+    runs=(("round*", RUN_KIND),),
+    config_keys=config_keys(ExitConfig, retired=RETIRED),
+)
+"""What an ExIt folder holds (:mod:`agents.training.ownership`): its config, ``rounds.json``,
+each round's ``train.py`` config and run folder (and that folder's lock)."""
+
+
 @dataclass
 class Command:
     """Expert iteration of a search and a network (``python -m agents.training.exit``)."""
@@ -142,7 +155,8 @@ class Command:
     config: Path | None = None
     """A YAML file of config fields (train.py's, and the rounds'); flags override it."""
     fresh: bool = False
-    """Delete the ExIt folder and start over."""
+    """Delete the ExIt folder and start over (only a folder expert iteration made: one that
+    holds anything else is refused)."""
     runs: Path = Path("runs")
     """Where the ExIt folder goes."""
     cfg: Annotated[ExitConfig, tyro.conf.OmitArgPrefixes] = field(default_factory=ExitConfig)
@@ -203,36 +217,36 @@ def evaluate_round(cfg: ExitConfig, runs: Path, r: int) -> dict[str, Any]:
     return out
 
 
-def table(rounds: list[dict[str, Any]], opponents: Sequence[str]) -> str:
-    """The rounds as a Markdown table: each round's network and search, win rate and interval
-    against each opponent."""
-    head = "| round | agent | " + " | ".join(f"v {o}" for o in opponents) + " |"
-    lines = [head, "|---|---|" + "---|" * len(opponents)]
-    for row in rounds:
-        for key in ("network", "search"):
-            cells = []
-            for o in opponents:
-                res = row[key]["results"][o]
-                low, high = res["ci95"]
-                cells.append(f"{res['win_rate']:.1%} [{low:.1%}, {high:.1%}]")
-            lines.append(f"| {row['round']} | {key} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
-def read_saved(path: Path, parse: Callable[[str], Any], kind: type) -> Any:
-    """What the ExIt folder's file ``path`` holds (``parse`` of its text), which must be a
-    ``kind``.
+def check_rounds(cfg: ExitConfig, runs: Path, rounds: list[dict[str, Any]]) -> None:
+    """Before anything is written: the last finished round's network (the next round's search
+    is guided by it) must be whole, and the round under way's folder must be one ``train.py``
+    can go on from (:mod:`agents.training.resume_check`).
 
     Raises:
-        ConfigError: if it cannot be read or parsed, or is not a ``kind``.
+        ConfigError: naming the file missing or damaged, and the way out.
     """
-    try:
-        data = parse(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as e:
-        raise ConfigError(f"{path} is damaged ({e}); {WAY_OUT}") from None
-    if not isinstance(data, kind):
-        raise ConfigError(f"{path} is damaged (not a {kind.__name__}); {WAY_OUT}")
-    return data
+    from agents.learned import CheckpointError, read_checkpoint
+    from agents.training.ownership import check_folder
+    from agents.training.resume_check import check_resume_files, load_resume_point
+    from agents.training.run import Run
+
+    if rounds and len(rounds) < cfg.rounds:
+        best = round_folder(cfg, runs, len(rounds) - 1) / "best.zip"
+        if not best.is_file():
+            raise ConfigError(f"{best} is missing: the next round's search needs it; {WAY_OUT}")
+        try:
+            read_checkpoint(best)
+        except CheckpointError as e:
+            raise ConfigError(f"{best} is damaged ({e}); {WAY_OUT}") from None
+    r = len(rounds)
+    if r < cfg.rounds and round_folder(cfg, runs, r).exists():
+        rcfg = round_config(cfg, runs, r)
+        run = Run(rcfg, runs / cfg.name)
+        check_folder(run.dir, RUN_KIND, fresh=False)
+        saved = load_resume_point(run, rcfg)
+        done = saved is not None and saved["num_timesteps"] >= rcfg.total_timesteps
+        if saved is not None and not (done and run.report_file.exists()):
+            check_resume_files(run, rcfg, saved)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -251,15 +265,13 @@ def _run(session: Session, argv: Sequence[str]) -> int:
     session.resumable = folder.exists
     session.kept = "every finished round, and the round under way,"
     report = folder / "rounds.json"
-    with open_run_folder(folder, command.fresh):
-        saved = folder / "config.yaml"
-        if saved.exists():
-            before = read_saved(saved, yaml.safe_load, dict)
+    with open_run_folder(folder, command.fresh, EXIT_KIND):
+        before = config_record(folder, EXIT_KIND)  # a hand edit: refused, never overwritten
+        if before is not None:
             check_same_config(folder, before, dataclasses.asdict(cfg), may_grow=("rounds",))
-        write_config(folder, cfg)
-        rounds: list[dict[str, Any]] = (
-            read_saved(report, json.loads, list) if report.exists() else []
-        )
+        rounds = read_rounds(report, cfg.round_opponents) if report.exists() else []
+        check_rounds(cfg, runs, rounds)  # every file a resume reads: nothing written before
+        write_config(folder, cfg, EXIT_KIND)
         for r in range(len(rounds), cfg.rounds):
             rcfg = round_config(cfg, runs, r)
             path = folder / f"round{r}.yaml"

@@ -2,8 +2,10 @@
 ``python -m allfives_openspiel.train``): the folder's lock, the checks, the report.
 
 :func:`run_policy_trainer` parses the command line, takes the run-folder lock of the policy
-folder (``args.folder()``: one process a folder; ``--fresh`` deletes it first), refuses a
-folder that already holds a policy, checks the disk, trains, evaluates the policy against
+folder (``args.folder()``: one process a folder; ``--fresh`` deletes it first, only if the
+trainer made it: :mod:`agents.training.ownership`), refuses a folder that already holds a
+policy, or anything the trainer does not write, checks the disk, marks the folder as the
+trainer's, trains, evaluates the policy against
 ``--eval_opponent`` over duplicate deals when ``--eval_matches`` asks, and writes
 ``report.json`` (the flags, what the run did, the evaluation) whole. A bad flag or a refused
 folder is one line, exit status 2 (through :func:`agents.training.entry.run_command`).
@@ -20,6 +22,7 @@ from typing import Any, Protocol, TypeVar
 from agents.files import replace_whole
 from agents.training.config import ConfigError, parse_command
 from agents.training.entry import Session, run_command
+from agents.training.ownership import MARKER, FolderKind, write_marker
 from agents.training.run_folder import check_space, open_run_folder
 from allfives_env.core.rules import Rules
 
@@ -77,6 +80,22 @@ def check_opponent(args: PolicyArgs) -> None:
             raise ConfigError(f"--eval_opponent: {e}") from None
 
 
+def policy_folder_kind(prog: str, weights_file: str, folders: tuple[str, ...] = ()) -> FolderKind:
+    """What the policy folder of the trainer ``prog`` holds: its marker, the policy's two
+    files (``allfives.json`` and ``weights_file``), ``report.json`` and its own ``folders``
+    (logs). A folder of an earlier version (no marker) is recognised by the policy's files."""
+    from agents.learned import META_FILE
+
+    policy = (META_FILE, weights_file)
+    return FolderKind(
+        made_by=prog,
+        files=(MARKER, *policy, "report.json", "*.tmp"),
+        folders=folders,
+        legacy_files=policy,
+        option="--out",
+    )
+
+
 def run_policy_trainer(
     prog: str,
     argv: Sequence[str] | None,
@@ -85,6 +104,7 @@ def run_policy_trainer(
     is_policy_folder: Callable[[Path], bool],
     train: Callable[[A, Path], dict[str, Any]],
     rules_of: Callable[[Path], Rules],
+    folder_kind: FolderKind,
 ) -> int:
     """Run the trainer (see the module docstring); return the exit status.
 
@@ -96,6 +116,7 @@ def run_policy_trainer(
         is_policy_folder: whether a folder already holds a policy.
         train: trains into the folder; returns what the run did, for the report.
         rules_of: the rules of the policy in a folder (what the evaluation plays).
+        folder_kind: what the policy folder holds (:func:`policy_folder_kind`).
     """
     arguments = sys.argv[1:] if argv is None else argv
 
@@ -103,14 +124,15 @@ def run_policy_trainer(
         args = parse(arguments)
         folder = args.folder()
         session.folder = folder
-        with open_run_folder(folder, args.fresh):  # one process a folder
+        with open_run_folder(folder, args.fresh, folder_kind, "--out"):  # one process a folder
             if is_policy_folder(folder):
                 raise ConfigError(
                     f"{folder} already holds a trained policy: give another --out, or --fresh "
                     "to train it anew"
                 )
-            folder.mkdir(parents=True, exist_ok=True)
             check_space(folder)
+            folder.mkdir(parents=True, exist_ok=True)
+            write_marker(folder, folder_kind, None)  # the trainer's folder, from now on
             flags = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
             record: dict[str, Any] = {"args": flags, **train(args, folder)}
             if args.eval_matches:

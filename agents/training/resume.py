@@ -1,6 +1,8 @@
 """``train.py``'s resume points: everything needed to continue a run bit for bit (the network
 and its optimizer, the pool, the games in the middle of play, the counters and every
-generator's state), saved after each update, checked against the config before a rerun.
+generator's state), saved after each update (with the SHA-256 of ``resume.zip`` in
+``state.pkl``, so that a rerun can tell they belong together), and put back on a rerun, once
+:mod:`agents.training.resume_check` has read and checked every file it needs.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from agents.training.config import ConfigError
-from agents.training.run import Run
-from agents.training.run_folder import WAY_OUT, check_same_config
+from agents.training.ownership import file_sha256
+from agents.training.run_folder import WAY_OUT
 
 if TYPE_CHECKING:
     from agents.training.learner import Learner
@@ -59,6 +61,7 @@ def save_resume_point(learner: Learner) -> None:
             "torch": th.get_rng_state(),
         },
     }
+    state["resume_sha256"] = file_sha256(tmp)  # the resume.zip this state goes with
     with open(run.dir / "state.pkl.tmp", "wb") as f:
         pickle.dump(state, f)
     os.replace(tmp, run.resume_file)
@@ -66,21 +69,26 @@ def save_resume_point(learner: Learner) -> None:
 
 
 def restore(learner: Learner, saved: dict[str, Any]) -> None:
-    """Put ``learner`` (freshly built) back in the saved state."""
-    import zipfile
+    """Put ``learner`` (freshly built) back in the saved state, as
+    :func:`~agents.training.resume_check.check_resume_files` read it.
 
+    Raises:
+        ConfigError: if the saved network does not fit the config's (a damaged resume point
+            of an earlier version, which recorded no SHA-256 of ``resume.zip``).
+    """
     import torch as th
 
-    from agents.numpy_networks import policy_from_npz
-
     run, pool = learner.run, learner.pool
-    with zipfile.ZipFile(run.resume_file) as z:
-        trainer = th.load(io.BytesIO(z.read("trainer.pt")), weights_only=False)
-    learner.net.load_state_dict(trainer["net"])
-    learner.optimizer.load_state_dict(trainer["optimizer"])
-    for data in saved["pool"]:
-        pool.add(policy_from_npz(data))
-    learner.batch = pickle.loads(saved["table"])
+    trainer = saved["trainer_state"]
+    try:
+        learner.net.load_state_dict(trainer["net"])
+        learner.optimizer.load_state_dict(trainer["optimizer"])
+    except (RuntimeError, ValueError, KeyError, TypeError) as e:
+        detail = " ".join(str(e).split())[:200]
+        raise ConfigError(f"{run.resume_file} is damaged ({detail}); {WAY_OUT}") from None
+    for policy in saved["pool_policies"]:
+        pool.add(policy)
+    learner.batch = saved["table_object"]
     learner.batch.set_lineup(pool.agents, pool.pick)
     learner.teacher_rng = saved["teacher_rng"]
     run.step = saved["num_timesteps"]
@@ -94,46 +102,6 @@ def restore(learner: Learner, saved: dict[str, Any]) -> None:
     random.setstate(saved["rng"]["python"])
     np.random.set_state(saved["rng"]["numpy"])
     th.set_rng_state(saved["rng"]["torch"])
-
-
-def load_resume_point(run: Run, cfg: Config) -> dict[str, Any] | None:
-    """The saved state of ``run`` to continue from, or ``None`` to start it.
-
-    Raises:
-        ConfigError: if the run was started with another config (bar
-            :data:`~agents.training.run_folder.MAY_CHANGE`: a larger ``total_timesteps``, the
-            process counts), or its files are damaged; each message names the way out
-            (``--fresh``, or another ``--name``).
-    """
-    if not run.state_file.exists():
-        return None
-    try:
-        with open(run.state_file, "rb") as f:
-            saved: dict[str, Any] = pickle.load(f)
-        steps = int(saved["num_timesteps"])
-        config = dict(saved["config"])
-    except (OSError, EOFError, pickle.UnpicklingError, KeyError, TypeError, ValueError) as e:
-        detail = str(e) or type(e).__name__
-        raise ConfigError(f"{run.state_file} is damaged ({detail}); {WAY_OUT}") from None
-    if not run.resume_file.is_file():
-        raise ConfigError(f"{run.resume_file} is missing; {WAY_OUT}")
-    check_same_config(run.dir, config, dataclasses.asdict(cfg))
-    # a run ends a little past its total (whole rollouts): that is not a shorter total
-    if cfg.total_timesteps < steps and cfg.total_timesteps < config.get("total_timesteps", steps):
-        raise ConfigError(
-            f"{run.dir} has already trained {steps:,} steps, more than total_timesteps "
-            f"{cfg.total_timesteps:,}; {WAY_OUT}"
-        )
-    imitated = int(saved.get("imitated", 0))
-    if cfg.imitation_refit_epochs > 0 and imitated < cfg.imitation_samples:
-        files = run.kept_files(imitated)
-        lost = [path for path in files if not path.is_file()]
-        if lost:
-            raise ConfigError(
-                f"{run.positions_dir} lacks {len(lost)} of the {len(files)} rollouts' positions "
-                f"the refit learns from (first: {lost[0].name}); {WAY_OUT}"
-            )
-    return saved
 
 
 def seed_everything(cfg: Config) -> None:

@@ -4,7 +4,6 @@ interruption), and the one line that says what it is doing now.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,4 +53,6 @@ class Run:
 def say(cfg: Config, message: str) -> None:
     """Tell what the run is doing now: one line on stderr, as each phase begins (the bars of
     the longer ones follow, with ``progress`` on)."""
-    print(f"train.py: {message}", file=sys.stderr, flush=True)
+    from agents.training.entry import tell
+
+    tell("train.py", message)

@@ -14,6 +14,10 @@ where it strikes mid-run, said in one line naming the folder and the space to fr
 (:func:`full_disk_message`), after the half-written ``.tmp`` files are removed
 (:func:`remove_partial`); the files a run writes are replaced whole
 (:func:`agents.files.replace_whole`), so the ones written before stay intact.
+
+:func:`open_run_folder` takes only a folder the trainer made (:mod:`agents.training.ownership`):
+``--fresh`` deletes nothing else, and a run writes into nothing else; a ``--runs`` (or
+``--out``) that is a file, or a folder that cannot be made, is one line too.
 """
 
 from __future__ import annotations
@@ -31,6 +35,14 @@ from typing import Any, TypeVar
 
 from agents.files import replace_whole
 from agents.training.config import ConfigError
+from agents.training.ownership import CONFIG, WAY_OUT, FolderKind, check_folder, write_marker
+
+__all__ = [
+    "FULL", "LEAST_SPACE", "MAY_CHANGE", "RETIRED", "WAY_OUT", "RunFolderBusy", "changed_fields",
+    "check_same_config", "check_space", "full_disk_message", "hold_run_folder", "is_disk_full",
+    "lock_file", "make_parent", "open_run_folder", "quiet_full_disk_in_threads",
+    "remove_partial", "space_needed", "write_config",
+]  # fmt: skip
 
 
 class RunFolderBusy(ConfigError):
@@ -62,7 +74,7 @@ def hold_run_folder(folder: Path) -> Iterator[None]:
     from filelock import FileLock, Timeout  # the [train] extra
 
     path = lock_file(folder)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_parent(folder)
     lock = FileLock(str(path))
     try:
         lock.acquire(timeout=0)
@@ -78,6 +90,28 @@ def hold_run_folder(folder: Path) -> Iterator[None]:
         yield
     finally:
         lock.release()
+
+
+def make_parent(folder: Path, option: str = "--runs") -> None:
+    """Make the folder that holds ``folder`` (and its parents), where missing.
+
+    Raises:
+        ConfigError: if a path above ``folder`` is a file, or the folder cannot be made
+            (``option`` names the flag that gave it).
+        OSError: for a full disk (said in one line by the trainer).
+    """
+    parent = folder.parent
+    for above in (parent, *parent.parents):
+        if above.exists() or above.is_symlink():
+            if not above.is_dir():
+                raise ConfigError(f"{above} is a file, not a folder: give {option} a folder")
+            break
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        if is_disk_full(e):
+            raise
+        raise ConfigError(f"cannot make the folder {parent} ({e.strerror or e})") from None
 
 
 FULL = (errno.ENOSPC, errno.EDQUOT)
@@ -167,10 +201,6 @@ def changed_fields(saved: Mapping[str, Any], now: Mapping[str, Any]) -> list[str
     return sorted(changed)
 
 
-WAY_OUT = "use --fresh to start it over, or another --name"
-"""What a refused run folder's message ends with."""
-
-
 def check_same_config(
     folder: Path, saved: Mapping[str, Any], now: Mapping[str, Any], may_grow: Iterable[str] = ()
 ) -> None:
@@ -187,9 +217,10 @@ def check_same_config(
         raise ConfigError(f"{folder} was started with a different config ({changed}); {WAY_OUT}")
 
 
-def write_config(folder: Path, cfg: Any) -> None:
+def write_config(folder: Path, cfg: Any, kind: FolderKind) -> None:
     """Make ``folder`` (with the space a run needs: :func:`check_space`) and write the dataclass
-    ``cfg`` into it as ``config.yaml``, replaced whole.
+    ``cfg`` into it as ``config.yaml``, replaced whole, after the marker that records it
+    (:func:`agents.training.ownership.write_marker`: the folder is ``kind``'s trainer's).
 
     Raises:
         ConfigError: if the disk lacks the space.
@@ -199,18 +230,33 @@ def write_config(folder: Path, cfg: Any) -> None:
     check_space(folder)  # a full disk: one line, before anything is written
     quiet_full_disk_in_threads()
     folder.mkdir(parents=True, exist_ok=True)
-    text = yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False)
-    replace_whole(folder / "config.yaml", text.encode("utf-8"))
+    config = dataclasses.asdict(cfg)
+    text = yaml.safe_dump(config, sort_keys=False).encode("utf-8")
+    write_marker(folder, kind, config, text)
+    replace_whole(folder / CONFIG, text)
 
 
 @contextmanager
-def open_run_folder(folder: Path, fresh: bool) -> Iterator[None]:
-    """Hold ``folder`` for this run (:func:`hold_run_folder`); with ``fresh``, delete it first.
+def open_run_folder(
+    folder: Path, fresh: bool, kind: FolderKind, option: str = "--runs"
+) -> Iterator[bool]:
+    """Hold ``folder`` for this run (:func:`hold_run_folder`) and check that it is ``kind``'s
+    (:func:`agents.training.ownership.check_folder`); with ``fresh``, delete it first. Yields
+    whether it holds a run (after ``fresh``, never).
 
     Raises:
+        ConfigError: if a path above it is a file (``option`` names the flag that gave it),
+            or the folder is not the trainer's (nothing is touched).
         RunFolderBusy: if another process holds it (nothing is touched).
     """
+    make_parent(folder, option)
+    if lock_file(folder).exists():  # a run holds it: that is what to say first
+        with hold_run_folder(folder):
+            pass
+    check_folder(folder, kind, fresh)  # a folder not the trainer's: no lock file beside it
     with hold_run_folder(folder):
-        if fresh and folder.exists():
+        held = check_folder(folder, kind, fresh)
+        if fresh and held:
             shutil.rmtree(folder)
-        yield
+            held = False
+        yield held

@@ -29,13 +29,15 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from agents.training.config import ConfigError
 from agents.training.entry import INTERRUPTS, Session, run_command
 from agents.training.evaluation import evaluate_now, finish, log
 from agents.training.learner import Learner
-from agents.training.resume import load_resume_point, restore, save_resume_point, seed_everything
+from agents.training.resume import restore, save_resume_point, seed_everything
+from agents.training.resume_check import check_resume_files, load_resume_point, resume_message
 from agents.training.run import Run, say
 from agents.training.run_folder import open_run_folder, write_config
-from agents.training.selfplay_config import PROG, Config, parse_args
+from agents.training.selfplay_config import PROG, RUN_KIND, Config, parse_args
 
 
 def train(cfg: Config, run: Run, saved: dict[str, Any] | None, address: str | None = None) -> None:
@@ -52,14 +54,18 @@ def train(cfg: Config, run: Run, saved: dict[str, Any] | None, address: str | No
     say(cfg, "making the table of games and the network (compiling the engine the first time)")
     learner = Learner.at_new_table(cfg, run)
     learner.attach_teacher(address)
+    if saved is not None:
+        try:
+            restore(learner, saved)  # before TensorBoard's writer makes its file
+        except ConfigError:
+            learner.close_teacher()
+            raise
     pool, batch = learner.pool, learner.batch
     writer = SummaryWriter(str(run.dir / "tb"))
     if saved is None:
         pool.add(learner.net.to_numpy())  # the untrained policy: the first snapshot
         batch.reset(cfg.seed)
         evaluate_now(learner, "untrained", writer)
-    else:
-        restore(learner, saved)
     bar = None
     total = cfg.imitation_samples + cfg.total_timesteps
     if cfg.progress:
@@ -70,6 +76,9 @@ def train(cfg: Config, run: Run, saved: dict[str, Any] | None, address: str | No
     per_rollout = cfg.num_envs * cfg.num_steps
     started = time.perf_counter()
     try:
+        if run.imitated < cfg.imitation_samples:
+            say(cfg, f"the warm start: {cfg.imitation_samples:,} learner steps imitating "
+                f"{cfg.imitation_teacher}{_from(run.imitated)}")  # fmt: skip
         while run.imitated < cfg.imitation_samples:  # 4. the warm start
             if cfg.imitation_anneal_lr:
                 frac = 1.0 - run.imitated / cfg.imitation_samples
@@ -84,6 +93,8 @@ def train(cfg: Config, run: Run, saved: dict[str, Any] | None, address: str | No
             if run.imitated >= cfg.imitation_samples:
                 learner.close_teacher()  # its workers, before the evaluation's
                 if cfg.imitation_refit_epochs > 0:
+                    say(cfg, f"the refit: {cfg.imitation_refit_epochs} epochs over every "
+                        "position the warm start kept")  # fmt: skip
                     refit = learner.refit()
                     log(writer, run, {"episodes": 0}, refit, run.imitated, "refit")
                     print(
@@ -99,6 +110,9 @@ def train(cfg: Config, run: Run, saved: dict[str, Any] | None, address: str | No
             if run.imitated >= cfg.imitation_samples:
                 shutil.rmtree(run.positions_dir, ignore_errors=True)  # learned from
             INTERRUPTS.check()
+        if run.step < cfg.total_timesteps:
+            say(cfg, f"PPO: {cfg.total_timesteps:,} learner steps{_from(run.step)}, evaluated "
+                f"every {cfg.eval_every:,}")  # fmt: skip
         while run.step < cfg.total_timesteps:  # 5. PPO
             if cfg.anneal_lr:
                 frac = 1.0 - run.step / cfg.total_timesteps
@@ -129,6 +143,11 @@ def train(cfg: Config, run: Run, saved: dict[str, Any] | None, address: str | No
         writer.close()
 
 
+def _from(done: int) -> str:
+    """Where a resumed phase goes on from (nothing for one that begins)."""
+    return f", from {done:,}" if done else ""
+
+
 def main(argv: Sequence[str] | None = None, noted: bool = False) -> int:
     """Train as the command line says (``sys.argv`` by default); return the exit status.
     ``noted``: a Ctrl-C came before (see :mod:`agents.training.entry`)."""
@@ -142,15 +161,16 @@ def _run(session: Session, argv: Sequence[str]) -> int:
     cfg = command.cfg
     run = Run(cfg, command.runs)
     session.folder, session.resumable = run.dir, run.state_file.exists
-    with open_run_folder(run.dir, command.fresh):  # one process a run folder
-        saved = load_resume_point(run, cfg)
+    with open_run_folder(run.dir, command.fresh, RUN_KIND):  # one process a run folder
+        saved = load_resume_point(run, cfg)  # every file it reads, checked: nothing written
         if saved is not None:
             done = saved["num_timesteps"]
             if done >= cfg.total_timesteps and run.report_file.exists():
                 print(f"{run.dir} is complete ({done:,} steps): {run.report_file}")
                 return 0
-            print(f"resuming {run.dir} from step {done:,}", flush=True)
-        write_config(run.dir, cfg)
+            check_resume_files(run, cfg, saved)
+            print(resume_message(run, cfg, saved), flush=True)
+        write_config(run.dir, cfg, RUN_KIND)
         warm = f" after a warm start of {cfg.imitation_samples:,}" if cfg.imitation_samples else ""
         say(cfg, f"run {cfg.name!r}: {cfg.rules().describe()}, {cfg.total_timesteps:,} steps of "
             f"PPO{warm}, into {run.dir}/ (config.yaml holds every setting)")  # fmt: skip

@@ -24,8 +24,12 @@ from agents.training.config import (
     parse_command,
     raise_first,
 )
+from agents.training.ownership import CONFIG, MARKER, FolderKind, config_keys
+from agents.training.run_folder import RETIRED
 
-__all__ = ["PROG", "TARGETS", "Command", "Config", "ConfigError", "load_yaml", "parse_args"]
+__all__ = [
+    "PROG", "RUN_KIND", "TARGETS", "Command", "Config", "ConfigError", "load_yaml", "parse_args",
+]  # fmt: skip
 
 PROG = "train.py"
 """How the trainer names itself in its one-line errors."""
@@ -153,6 +157,20 @@ class Config(Settings):
                 raise ConfigError(f"imitation_teacher: {e}") from None
 
 
+RUN_KIND = FolderKind(
+    made_by=PROG,
+    files=(
+        CONFIG, MARKER, "state.pkl", "resume.zip", "latest.zip", "best.zip", "report.json",
+        "learning_curve.png", "*.tmp",
+    ),
+    folders=("tb", "positions"),
+    config_keys=config_keys(Config, retired=RETIRED),
+)  # fmt: skip
+"""What a ``train.py`` run folder holds (:mod:`agents.training.ownership`): the resume point
+(``state.pkl``, ``resume.zip``), the checkpoints, the report and curve, TensorBoard's ``tb/``
+and the warm start's ``positions/``."""
+
+
 @dataclass
 class Command:
     """Self-play training of an All Fives agent on the batched engine (``train.py``)."""
@@ -165,7 +183,8 @@ class Command:
     teacher_processes here: where it runs, not what it computes (the same targets); not part of
     the config, a resumed run may take another address or none. Needs the [rllib] extra."""
     fresh: bool = False
-    """Delete the run folder and start over."""
+    """Delete the run folder and start over (only a run folder train.py made: one that holds
+    anything else is refused)."""
     runs: Path = Path("runs")
     """Where run folders go."""
     cfg: Annotated[Config, tyro.conf.OmitArgPrefixes] = field(default_factory=Config)

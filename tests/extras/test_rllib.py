@@ -172,7 +172,21 @@ def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     runs = tmp_path_factory.mktemp("rllib_runs")
     proc = run_train("--config", "configs/rllib_smoke.yaml", runs=runs)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    (runs / "stderr.txt").write_text(proc.stderr)  # (beside the run folder, for the tests)
     return runs / "rllib" / "rllib_smoke"
+
+
+def test_each_phase_says_what_it_is_doing_as_it_begins(smoke_run: Path) -> None:
+    err = (smoke_run.parents[1] / "stderr.txt").read_text()
+    said = [
+        x.removeprefix("train_rllib.py: ")
+        for x in err.splitlines()
+        if x.startswith("train_rllib.py: ")
+    ]
+    starts = ["run 'rllib_smoke'", "starting Ray on this machine", "PPO: 1,500 env steps",
+              "evaluating at step", "the final evaluation"]  # fmt: skip
+    found = [next(i for i, x in enumerate(said) if x.startswith(s)) for s in starts]
+    assert found == sorted(found) and found[0] == 0, said
 
 
 def test_smoke_run_trains_grows_the_league_evaluates_and_reports(smoke_run: Path) -> None:
@@ -219,7 +233,7 @@ def test_play_and_demo_take_the_checkpoint(smoke_run: Path, tmp_path: Path) -> N
     assert f"(rllib:{smoke_run})" in play.stdout and "final scores:" in play.stdout
     assert "Deprecation" not in play.stderr
     demo = subprocess.run(
-        [sys.executable, "-m", "allfives_env", "demo", "--agents", f"rllib:{smoke_run},greedy",
+        [sys.executable, "-m", "allfives_env", "demo", "--agents", f"rllib:{smoke_run}", "greedy",
          "--quiet"],
         capture_output=True, text=True, cwd=ROOT, timeout=120,
     )  # fmt: skip
@@ -357,3 +371,101 @@ def test_ctrl_c_mid_training_saves_and_the_same_command_resumes(tmp_path: Path) 
                       runs=tmp_path)  # fmt: skip
     assert again.returncode == 0, again.stderr[-2000:]
     assert f"resuming {tmp_path / 'rllib' / 'rllib_smoke'} from step {stopped:,}" in again.stdout
+
+
+def _folder(smoke_run: Path, tmp_path: Path) -> Path:
+    """A copy of the smoke run's folder, in ``tmp_path``'s runs."""
+    import shutil
+
+    folder = tmp_path / "rllib" / "rllib_smoke"
+    shutil.copytree(smoke_run, folder)
+    return folder
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(p): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _cut_a_checkpoint_file(folder: Path) -> None:
+    path = next(p for p in sorted((folder / "checkpoint").rglob("*.pkl")))
+    path.write_bytes(path.read_bytes()[:10])
+
+
+def _state_with_a_key_twice(folder: Path) -> None:
+    state = folder / "state.json"
+    state.write_text(state.read_text().replace('"step": ', '"step": 0, "step": ', 1))
+
+
+@pytest.mark.parametrize(
+    ("damage", "words"),
+    [
+        (
+            lambda f: (f / "state.json").unlink(),
+            "holds a run (checkpoint, best, report.json) but not state.json",
+        ),
+        (_state_with_a_key_twice, "state.json is damaged (duplicate key 'step')"),
+        (lambda f: (f / "state.json").write_text("[1]"), "state.json is damaged (not an object)"),
+        (_cut_a_checkpoint_file, "checkpoint is damaged"),
+        (lambda f: shutil_rmtree(f / "checkpoint"), "checkpoint is missing"),
+        (lambda f: (f / "best" / "allfives.json").write_text("{}"), "best is damaged"),
+        (
+            lambda f: (f / "config.yaml").open("a").write("num_envs: 32\n"),
+            "holds 'num_envs', which train_rllib.py never writes",
+        ),
+        (
+            lambda f: (f / "config.yaml").write_text(
+                (f / "config.yaml").read_text().replace("eval_processes: 1", "eval_processes: 2")
+            ),
+            "config.yaml was edited (eval_processes changed)",
+        ),
+        (
+            lambda f: (f / "notes.txt").write_text("my own"),
+            "holds notes.txt, which no train_rllib.py run writes",
+        ),
+    ],
+)
+def test_a_rerun_checks_every_file_it_goes_on_from_before_writing(
+    smoke_run: Path, tmp_path: Path, damage: Any, words: str
+) -> None:
+    folder = _folder(smoke_run, tmp_path)
+    damage(folder)
+    before = _files(folder)
+    args = ["--total_timesteps", "3000", "--final_eval_matches", "0"]
+    fresh = ["--fresh"] if "notes.txt" in words else []
+    proc = run_train("--config", "configs/rllib_smoke.yaml", *args, *fresh, runs=tmp_path)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1, proc.stderr[-3000:]
+    assert words in lines[0] and "Traceback" not in proc.stderr, lines[0]
+    assert _files(folder) == before
+
+
+def shutil_rmtree(path: Path) -> None:
+    import shutil
+
+    shutil.rmtree(path)
+
+
+def test_what_is_not_a_run_folder_is_refused_in_one_line(tmp_path: Path) -> None:
+    mine = tmp_path / "rllib" / "rllib_smoke"
+    mine.mkdir(parents=True)
+    (mine / "notes.txt").write_text("my own")
+    afile = tmp_path / "README.md"
+    afile.write_text("# mine")
+    twice = tmp_path / "twice.yaml"
+    twice.write_text("name: twice\nseed: 1\nseed: 2\n")
+    smoke = ["--config", "configs/rllib_smoke.yaml"]
+    for args, runs, words in (
+        ([*smoke, "--fresh"], tmp_path, "is not a train_rllib.py run folder"),
+        (smoke, afile, "README.md is a file, not a folder: give --runs a folder"),
+        (
+            [*smoke, "--config", "configs/rllib_batched_smoke.yaml"],
+            tmp_path,
+            "--config given 2 times",
+        ),
+        (["--config", str(twice)], tmp_path, "key 'seed' given twice (line 3)"),
+    ):
+        proc = run_train(*args, runs=runs, timeout=60)
+        lines = proc.stderr.strip().splitlines()
+        assert proc.returncode == 2 and len(lines) == 1 and words in lines[0], proc.stderr[-2000:]
+    assert [p.name for p in mine.iterdir()] == ["notes.txt"] and afile.read_text() == "# mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md", "rllib", "twice.yaml"]

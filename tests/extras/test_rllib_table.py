@@ -224,12 +224,22 @@ def test_a_batched_run_resumes_with_its_snapshots(tmp_path: Path) -> None:
     args[args.index("--total_timesteps") + 1] = "1280"
     second = run_train(*args, runs=tmp_path)
     assert second.returncode == 0, second.stderr[-2000:]
-    assert "resuming" in second.stdout
+    resuming = f"resuming {folder} from step {state['step']:,} of 1,280, after its warm start "
+    assert resuming + "(512 imitation samples)" in second.stdout, second.stdout
     after = json.loads((folder / "state.json").read_text())
     assert after["step"] >= 1280 > state["step"]
     kept = state["league"]["snapshots"]
     assert after["league"]["snapshots"][: len(kept)] == kept
     assert len(after["league"]["snapshots"]) > len(kept)
+    # a snapshot the league seats, lost: one line, before anything is written
+    (folder / "snapshots" / kept[0]).unlink()
+    before = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    args[args.index("--total_timesteps") + 1] = "2048"
+    third = run_train(*args, runs=tmp_path)
+    lines = third.stderr.strip().splitlines()
+    assert third.returncode == 2 and len(lines) == 1, third.stderr[-2000:]
+    assert f"snapshots/{kept[0]} is missing" in lines[0] and "--fresh" in lines[0]
+    assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before
 
 
 @pytest.mark.parametrize(

@@ -170,11 +170,26 @@ def test_bad_expert_iteration_configs_are_one_line(
 def test_a_damaged_exit_folder_is_one_line_naming_the_file(
     tmp_path: Path, name: str, text: str
 ) -> None:
+    from agents.training.config import load_yaml
+    from agents.training.exit import EXIT_KIND, ExitConfig
+    from agents.training.run_folder import write_config
+
     folder = tmp_path / "exit_smoke"
-    folder.mkdir()
+    write_config(folder, load_yaml(ROOT / "configs" / "exit_smoke.yaml", ExitConfig()), EXIT_KIND)
     (folder / name).write_text(text)
     proc = run([*EXIT, "--config", "configs/exit_smoke.yaml"], tmp_path, timeout=60)
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2 and len(lines) == 1, proc.stderr
     assert f"{name} is damaged" in lines[0] and "--fresh" in lines[0]
     assert (folder / name).read_text() == text
+
+
+def test_a_folder_expert_iteration_did_not_make_is_not_taken(tmp_path: Path) -> None:
+    folder = tmp_path / "exit_smoke"
+    folder.mkdir()
+    (folder / "config.yaml").write_text("- a list\n")  # not the config of an earlier version
+    proc = run([*EXIT, "--config", "configs/exit_smoke.yaml"], tmp_path, timeout=60)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1, proc.stderr
+    assert "is not a python -m agents.training.exit run folder" in lines[0]
+    assert (folder / "config.yaml").read_text() == "- a list\n"

@@ -274,30 +274,26 @@ def test_a_run_with_a_refit_reports_it_and_removes_the_positions(tmp_path: Path)
 
 def test_a_resume_without_the_refits_positions_is_refused_in_one_line(tmp_path: Path) -> None:
     import dataclasses
-    import pickle
 
     from agents.training.config import ConfigError
-    from agents.training.resume import load_resume_point
+    from agents.training.resume_check import check_kept_positions
     from agents.training.run import Run
     from agents.training.selfplay_config import Config
 
     cfg = Config(num_envs=4, num_steps=8, imitation_samples=96, imitation_refit_epochs=2)
     run = Run(cfg, tmp_path)
-    run.dir.mkdir()
-    state = {"num_timesteps": 0, "imitated": 64, "config": dataclasses.asdict(cfg)}
-    run.state_file.write_bytes(pickle.dumps(state))
-    run.resume_file.write_bytes(b"")
-    (run.dir / "positions").mkdir()
-    (run.dir / "positions" / "0000.npz").write_bytes(b"")  # rollout 0001 was deleted
+    kept = run.dir / "positions"
+    kept.mkdir(parents=True)
+    np.savez(kept / "0000.npz", x=np.zeros(3))  # rollout 0001 was deleted
     with pytest.raises(ConfigError, match=r"lacks 1 of the 2 .*0001\.npz.*--fresh"):
-        load_resume_point(run, cfg)
-    (run.dir / "positions" / "0001.npz").write_bytes(b"")
-    assert load_resume_point(run, cfg) is not None
-    done = dataclasses.replace(cfg, imitation_refit_epochs=0)  # nothing to refit: not asked
-    state["config"] = dataclasses.asdict(done)
-    run.state_file.write_bytes(pickle.dumps(state))
-    (run.dir / "positions" / "0000.npz").unlink()
-    assert load_resume_point(run, done) is not None
+        check_kept_positions(run, cfg, 64)
+    (kept / "0001.npz").write_bytes((kept / "0000.npz").read_bytes()[:40])  # cut short
+    with pytest.raises(ConfigError, match=r"0001\.npz is damaged .*--fresh"):
+        check_kept_positions(run, cfg, 64)
+    np.savez(kept / "0001.npz", x=np.ones(3))
+    check_kept_positions(run, cfg, 64)
+    (kept / "0000.npz").unlink()  # nothing to refit: not asked
+    check_kept_positions(run, dataclasses.replace(cfg, imitation_refit_epochs=0), 64)
 
 
 def test_self_play_without_baselines_runs(tmp_path: Path) -> None:
