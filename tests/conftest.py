@@ -1,13 +1,30 @@
-"""Shared helpers for scripted deals."""
+"""Shared helpers for scripted deals, and how the suite shares the machine's cores.
+
+The suite runs on every core (``pytest -n auto``, pytest-xdist with ``--dist loadscope``):
+
+- the tests of a module run on one worker, one after another, so that a module-scoped fixture
+  (a trained run, a server, a copy of the source tree) is built once;
+- a test marked ``alone`` (it measures time, or needs every core to finish in its budget) runs
+  while no other test does: it holds the write side of a reader/writer lock that every other
+  test holds the read side of, for its setup, call and teardown
+  (:func:`pytest_runtest_protocol`).
+
+Run without ``-n``, nothing of this applies.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
+import os
 import random
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from allfives_env import Deal, Game, Rules, Tile
 from allfives_env.core.tiles import PIPS, tiles_of
@@ -93,3 +110,27 @@ def fake_checkpoint(path: Path, rules: Rules) -> None:
     with zipfile.ZipFile(path, "w") as z:
         z.writestr(META_FILE, json.dumps(PolicySpec(rules, False).to_json()))
         z.writestr(WEIGHTS_FILE, policy.to_npz())
+
+
+# --- sharing the machine between xdist workers -----------------------------------------------
+
+
+@contextlib.contextmanager
+def _machine(alone: bool) -> Iterator[None]:
+    """Hold the run's reader/writer lock: the write side ``alone``, else the read side."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if run is None:  # one process: nothing to share
+        yield
+        return
+    from filelock import ReadWriteLock
+
+    lock = ReadWriteLock(Path(tempfile.gettempdir()) / f"allfives-tests-{run}.db")
+    with lock.write_lock() if alone else lock.read_lock():
+        yield
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
+    """Run a test marked ``alone`` while no other test runs (see the docstring)."""
+    with _machine(item.get_closest_marker("alone") is not None):
+        return (yield)

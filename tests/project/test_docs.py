@@ -52,10 +52,26 @@ def readme_commands() -> list[str]:
 
 
 def test_readme_has_the_main_job_and_the_test_command() -> None:
+    """The main job installs what training needs, the tests what the tests need, from the same
+    venv steps."""
     main_job, tests = readme_commands()
-    assert main_job.endswith("python train.py")
-    assert tests.endswith("python -m pytest -q")
-    assert main_job.rsplit("&&", 1)[0] == tests.rsplit("&&", 1)[0]  # the same setup
+    assert main_job.endswith("&& pip install torch==2.13.0 -e '.[train]' && python train.py")
+    assert tests.endswith(
+        "&& pip install torch==2.13.0 -e '.[test,rllib]' && python -m pytest -q -n auto"
+    )
+    assert main_job.split("&& pip")[0] == tests.split("&& pip")[0]  # the same venv
+
+
+def test_the_main_jobs_extra_holds_what_train_py_needs() -> None:
+    """``[train]`` names a distribution for every module ``train.py`` checks it has."""
+    import tomllib
+
+    from agents.training.entry import TRAIN_EXTRAS
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    train = {re.split(r"[<>=\[ ]", d)[0].lower() for d in extras["optional-dependencies"]["train"]}
+    modules = {"yaml": "pyyaml"}  # a module whose distribution has another name
+    assert {modules.get(m, m) for m in TRAIN_EXTRAS} <= train
 
 
 def test_ci_runs_the_readme_test_command() -> None:
@@ -117,7 +133,7 @@ SHORTER: list[tuple[str, str]] = [
     ),
     (r"^(python train_rllib\.py --config configs/(?!rllib_\w*smoke)\S+.*)$", rf"\1 {RLLIB_SMALL}"),
     (r"--matches \d+", "--matches 4"),
-    (r"^(allfives benchmark .*)$", r"\1 --protocol allfives-bench/2-reduced"),
+    (r"^(allfives benchmark .*)$", r"\1 --protocol allfives-bench/2-reduced --force"),
     (
         r"^python -m agents\.training\.exit --config configs/exit\.yaml$",
         "python -m agents.training.exit --config configs/exit_smoke.yaml",
@@ -140,14 +156,15 @@ NOT_RUN: dict[str, str] = {
     # a command (one step of a `&&` chain) → why it does not run here, and what proves it
     "python3 -m venv .venv": "makes the venv; CI runs the README's setup, this step included",
     ". .venv/bin/activate": "CI runs the README's setup, this step included",
-    "pip install torch==2.13.0": "installs the torch that CI's setup names",
     "pip install torch==2.13.0 -e '.[test,rllib]'": "CI runs the README's setup, this step "
     "included",
-    "pip install -e '.[train,web]'": "installs extras that CI's '.[test,rllib]' holds",
+    "pip install torch==2.13.0 -e '.[train]'": "installs an extra that CI's '.[test,rllib]' "
+    "holds; test_the_main_jobs_extra_holds_what_train_py_needs checks it is what train.py needs",
+    "pip install -e '.[web]'": "installs an extra that CI's '.[test,rllib]' holds",
     "pip install -e '.[openspiel]'": "installs an extra that CI's '.[test,rllib]' holds",
     "pip install torch==2.13.0 -e '.[benchmarl]'": "installs an extra that CI's '.[test,rllib]' "
     "holds",
-    "python -m pytest -q": "the README's test command: this test is part of that run",
+    "python -m pytest -q -n auto": "the README's test command: this test is part of that run",
     "mypy allfives_env agents allfives_cli allfives_rllib allfives_web allfives_openspiel "
     "allfives_benchmarl train.py train_rllib.py tools": "CI runs it after the tests (.ci/run)",
     "bash .ci/run": "CI itself",
