@@ -39,6 +39,7 @@ from allfives_cli.options import (
     agent_specs,
     fail,
     rules_from_args,
+    seed_value,
 )
 from allfives_cli.play import add_play_parser, run_play
 from allfives_cli.serve import add_serve_parser, run_serve
@@ -60,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="a seeded match between agents, printed move by move")
     p.add_argument(
         "--seed",
-        type=int,
+        type=seed_value,
         default=1,
         help="seed of the deals and the agents: the first match of 'allfives eval --seed SEED'",
     )

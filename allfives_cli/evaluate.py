@@ -14,7 +14,13 @@ from agents.eval.results import Evaluation, League
 from agents.eval.runner import useful_processes
 from agents.eval.tournament import check_specs, evaluate, league
 from agents.files import check_output, check_outputs
-from allfives_cli.options import add_force_option, add_rules_options, positive_int, rules_from_args
+from allfives_cli.options import (
+    add_force_option,
+    add_rules_options,
+    positive_int,
+    rules_from_args,
+    seed_value,
+)
 
 SUFFIXES: dict[str, tuple[str, ...]] = {"--json": (), "--png": (".png",)}
 """The suffixes each output must end in (its format is the suffix's): any for JSON."""
@@ -43,7 +49,7 @@ def add_eval_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         default=1000,
         help="matches to play (per pair in a league); rounded up to whole deals (default 1000)",
     )
-    p.add_argument("--seed", type=int, default=0, help="base seed of deals and agents")
+    p.add_argument("--seed", type=seed_value, default=0, help="base seed of deals and agents")
     p.add_argument(
         "--processes",
         type=positive_int,

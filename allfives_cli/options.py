@@ -16,6 +16,7 @@ from typing import NoReturn
 from agents.errors import AgentError
 from agents.registry import joined_specs
 from allfives_env.core.rules import PRESETS, Rules
+from allfives_env.core.seeds import SEED_RULE, as_seed
 from allfives_env.envs.settings import rules_of
 
 EXIT_USAGE = 2
@@ -49,6 +50,18 @@ def positive_int(text: str) -> int:
     if k < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
     return k
+
+
+def seed_value(text: str) -> int:
+    """An argparse type: a seed, as every front end takes one (an int from 0 to 2**64 - 1:
+    :func:`allfives_env.core.seeds.as_seed`)."""
+    try:
+        value = as_seed(int(text))
+    except ValueError:
+        value = None
+    if value is None:
+        raise argparse.ArgumentTypeError(f"a seed is {SEED_RULE}, not {text!r}")
+    return value
 
 
 def seconds(text: str) -> float:

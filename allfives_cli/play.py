@@ -17,6 +17,7 @@ from allfives_cli.options import (
     fail,
     positive_int,
     rules_from_args,
+    seed_value,
 )
 
 
@@ -47,7 +48,7 @@ def add_play_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     p.add_argument(
         "--seed",
-        type=int,
+        type=seed_value,
         help="seed of the deals and the agents' choices (default: random, shown); the same "
         "match as the first of 'allfives eval --seed SEED'",
     )

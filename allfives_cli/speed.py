@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from allfives_cli.options import fail, positive_int, seconds
+from allfives_cli.options import fail, positive_int, seconds, seed_value
 from allfives_env import speed
 from allfives_env.core.rules import PRESETS, Rules
 
@@ -42,7 +42,7 @@ def add_speed_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         choices=(2, 3, 4),
         help="player count(s) (repeatable; default: 2, 3 and 4; vector: 2)",
     )
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed_value, default=0)
     p.add_argument(
         "--games",
         action="append",

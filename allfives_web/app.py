@@ -64,6 +64,7 @@ from agents.errors import AgentError
 from allfives_env.core.errors import AllFivesError, RecordError, shorten
 from allfives_env.core.records import decode_json
 from allfives_env.core.rules import PRESETS, Rules
+from allfives_env.core.seeds import SEED_LIMIT
 from allfives_web.bodies import StrictJSONRoute
 from allfives_web.catalogue import HUMAN, Catalogue
 from allfives_web.guard import RequestGuard, error_response
@@ -108,7 +109,7 @@ class NewGame(BaseModel):
     players: int = 2
     partnerships: bool | None = None
     seats: list[str] = Field(min_length=2, max_length=4)
-    seed: int | None = Field(default=None, ge=0, lt=2**63)
+    seed: int | None = Field(default=None, ge=0, lt=SEED_LIMIT)  # the one seed rule
     pace: Pace = "auto"
 
 

@@ -250,6 +250,7 @@ def test_a_scripted_hand_through_stdin(tmp_path: Path) -> None:
     assert result.winners is None and len(result.hands) == 1
 
 
+@pytest.mark.alone  # it holds the match to a time budget
 def test_a_whole_match_to_the_target(tmp_path: Path) -> None:
     save = tmp_path / "match.json"
     out = io.StringIO()

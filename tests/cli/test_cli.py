@@ -664,3 +664,12 @@ def test_ctrl_c_stops_a_pooled_evaluation_quietly(tmp_path: Path, moment: str) -
     assert proc.returncode == 130, text[-2000:]
     assert "Traceback" not in text and "KeyboardInterrupt" not in text, text[-3000:]
     assert out == b""
+
+
+@pytest.mark.parametrize("command", ["demo", "eval greedy random", "play", "speed engine"])
+@pytest.mark.parametrize("seed", ["-1", "18446744073709551616", "1.5", "0x10"])
+def test_every_seed_option_takes_the_seeds_the_envs_take(cli: Any, command: str, seed: str) -> None:
+    """``--seed`` follows the one seed rule (0 to 2**64 - 1) in every command, before any
+    output (a negative seed was taken as another seed)."""
+    line = assert_usage_error(cli(*command.split(), "--seed", seed), "--seed", repr(seed))
+    assert "0 to 2**64 - 1" in line or "invalid" in line

@@ -151,6 +151,7 @@ def test_an_unknown_game_id_is_a_404(
         ('{"seats": ["human", "runs/x/best.zip"]}', 422, "no agent 'runs/x/best.zip'"),
         ('{"seats": ["human", "greedy"], "preset": "nope"}', 422, "unknown preset 'nope'"),
         ('{"seats": ["human", "greedy"], "seed": -1}', 422, "seed"),
+        ('{"seats": ["human", "greedy"], "seed": 18446744073709551616}', 422, "seed"),
     ],
 )
 def test_malformed_requests_are_one_line_json_errors(
@@ -577,3 +578,10 @@ def test_no_request_gets_anything_but_a_json_answer(
     if r.status_code >= 400:
         error = r.json()["error"]
         assert isinstance(error, str) and "\n" not in error
+
+
+def test_the_largest_seed_every_front_end_takes_starts_a_match(client: TestClient) -> None:
+    """The web API takes the one seed rule's seeds, 2**64 - 1 included (it stopped at 2**63)."""
+    body = {"seats": ["human", "greedy"], "seed": 2**64 - 1}
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 201 and r.json()["seed"] == 2**64 - 1, r.text
