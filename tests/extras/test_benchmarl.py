@@ -15,6 +15,7 @@ pytest.importorskip("benchmarl")
 
 import torch
 from conftest import with_hidden_tiles_reshuffled
+from policy_folders import check_fresh_deletes_only_its_own
 from tensordict import TensorDict
 from torchrl.envs.utils import check_env_specs
 
@@ -223,33 +224,6 @@ def test_bad_input_is_one_line_and_status_2(
 def test_fresh_deletes_only_a_policy_folder_this_trainer_made(
     trained: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import shutil
-
-    def files(folder: Path) -> dict[str, bytes]:
-        return {str(p): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-
-    mine = tmp_path / "mine"
-    mine.mkdir()
-    (mine / "notes.txt").write_text("my own")
-    policy = tmp_path / "policy"
-    shutil.copytree(trained["mappo"], policy)
-    (policy / "notes.txt").write_text("my own")
-    afile = tmp_path / "afile.txt"
-    afile.write_text("my own")
-    for out, words in (
-        (mine, "is not a python -m allfives_benchmarl.train run folder"),
-        (policy, "holds notes.txt, which no python -m allfives_benchmarl.train run writes"),
-        (afile, "is a file"),
-    ):
-        before = files(tmp_path)
-        with pytest.raises(SystemExit) as e:
-            main(["--out", str(out), "--fresh", *SMOKE])
-        assert e.value.code == 2
-        err = capsys.readouterr().err.strip()
-        assert len(err.splitlines()) == 1 and words in err and "--out" in err, err
-        assert files(tmp_path) == before
-    # its own folder (of this version, or an earlier one without the marker) is trained anew
-    (policy / "notes.txt").unlink()
-    (policy / "allfives_run.json").unlink()
-    assert main(["--out", str(policy), "--fresh", *SMOKE]) == 0
-    assert (policy / "allfives_run.json").is_file()
+    check_fresh_deletes_only_its_own(
+        main, "python -m allfives_benchmarl.train", trained["mappo"], SMOKE, tmp_path, capsys
+    )
