@@ -24,7 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from agents.training.config import ConfigError
-from agents.training.ownership import CONFIG, MARKER, FolderKind, config_keys, file_sha256
+from agents.training.ownership import (
+    CONFIG,
+    MARKER,
+    FolderKind,
+    config_keys,
+    damaged,
+    file_sha256,
+)
 from agents.training.run_folder import RETIRED, WAY_OUT
 from allfives_env.core import strict_json
 from allfives_rllib.algorithm import empty_league
@@ -109,11 +116,6 @@ RECORD_TYPES: dict[str, tuple[type, ...]] = {
 """The type of each field of ``state.json``."""
 
 
-def _damaged(path: Path, detail: object) -> ConfigError:
-    text = " ".join(str(detail).split())[:200]
-    return ConfigError(f"{path} is damaged ({text}); {WAY_OUT}")
-
-
 def read_record(folder: Path) -> Run:
     """The run whose record is ``folder``'s ``state.json``, its shape checked.
 
@@ -124,15 +126,15 @@ def read_record(folder: Path) -> Run:
     try:
         record = strict_json.loads(path.read_bytes())
     except (OSError, ValueError) as e:
-        raise _damaged(path, e) from None
+        raise damaged(path, e) from None
     if not isinstance(record, dict):
-        raise _damaged(path, "not an object")
+        raise damaged(path, "not an object")
     for key, value in record.items():
         kinds = RECORD_TYPES.get(key)
         if kinds is None:
-            raise _damaged(path, f"an unknown field {key!r}")
+            raise damaged(path, f"an unknown field {key!r}")
         if not isinstance(value, kinds) or isinstance(value, bool):
-            raise _damaged(path, f"{key!r} is not of type {kinds[0].__name__}")
+            raise damaged(path, f"{key!r} is not of type {kinds[0].__name__}")
     league = record.get("league", empty_league())
     ok = (
         isinstance(league.get("snapshots"), list)
@@ -140,11 +142,11 @@ def read_record(folder: Path) -> Run:
         and all(isinstance(league.get(k), int) for k in ("next_index", "last_snapshot_step"))
     )
     if not ok:
-        raise _damaged(path, "its league is not a league's record")
+        raise damaged(path, "its league is not a league's record")
     for key in ("checkpoint_files", "best_files"):
         files = record.get(key, {})
         if not all(isinstance(v, str) and ".." not in k.split("/") for k, v in files.items()):
-            raise _damaged(path, f"{key!r} is not a list of files")
+            raise damaged(path, f"{key!r} is not a list of files")
     return Run(dir=folder, **record)
 
 
@@ -162,12 +164,12 @@ def check_files(folder: Path, recorded: dict[str, str], what: str) -> None:
     try:
         held = digests(folder)
     except OSError as e:
-        raise _damaged(folder, e) from None
+        raise damaged(folder, e) from None
     for name in sorted(set(recorded) | set(held)):
         if held.get(name) != recorded.get(name):
             state = "missing" if name not in held else "not the file saved"
             state = "not saved with it" if name not in recorded else state
-            raise _damaged(folder, f"{name} is {state}")
+            raise damaged(folder, f"{name} is {state}")
 
 
 def load_run(folder: Path, cfg: RLlibConfig) -> Run | None:
@@ -197,7 +199,7 @@ def load_run(folder: Path, cfg: RLlibConfig) -> Run | None:
         try:
             read_spec(place)
         except CheckpointError as e:
-            raise _damaged(place, e) from None
+            raise damaged(place, e) from None
     if cfg.engine == "batched":
         check_snapshots(folder / "snapshots", run.league["snapshots"])
     return run
@@ -221,7 +223,7 @@ def check_snapshots(folder: Path, names: list[str]) -> None:
             with np.load(io.BytesIO(path.read_bytes())) as z:
                 ScorerPolicy.from_arrays(z)
         except (OSError, ValueError, KeyError, EOFError, TypeError) as e:
-            raise _damaged(path, e) from None
+            raise damaged(path, e) from None
 
 
 def resume_message(run: Run, cfg: RLlibConfig) -> str:

@@ -19,6 +19,7 @@ import itertools
 import json
 import os
 import random
+import subprocess
 import tempfile
 from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
@@ -28,6 +29,17 @@ import pytest
 
 from allfives_env import Deal, Game, Rules, Tile
 from allfives_env.core.tiles import PIPS, tiles_of
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_trainer(
+    cmd: Sequence[str], runs: Path, *args: str, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    """Run the trainer ``cmd`` with ``--runs runs`` and ``args`` from the repository root;
+    its output captured as text."""
+    argv = [*cmd, "--runs", str(runs), *args]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
 
 
 def scripted_deal(

@@ -14,7 +14,7 @@ from typing import TextIO
 
 from agents.eval.match import Match, Watcher, match_seeds
 from agents.files import write_output
-from agents.registry import agent_for
+from agents.registry import make_agent
 from allfives_env.core.actions import Action
 from allfives_env.core.events import ActionResult, HandResult
 from allfives_env.core.game import Game
@@ -77,14 +77,15 @@ def play_demo(
 
     Raises:
         UnknownAgentError: for an agent name the registry does not know.
-        AgentError: for an agent that cannot play ``rules`` (before anything is printed).
+        AgentError: for an agent that cannot play ``rules`` (:class:`Match` checks, before
+            anything is printed).
         OutputFileError: if the record cannot be written (the match has been printed; no
             success line is).
     """
     n = rules.num_players
     names = [agent_names[i % len(agent_names)] for i in range(n)]
     printer = DemoPrinter(names, quiet, out)
-    match = Match(rules, [agent_for(x, rules) for x in names], *match_seeds(seed, 0, 0), printer)
+    match = Match(rules, [make_agent(x) for x in names], *match_seeds(seed, 0, 0), printer)
     teams = ", ".join(f"seat {i}: {x}" for i, x in enumerate(names))
     printer.say(f"All Fives — {rules.describe()} — seed {seed} — {teams}")
     match.play()

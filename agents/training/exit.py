@@ -226,7 +226,7 @@ def check_rounds(cfg: ExitConfig, runs: Path, rounds: list[dict[str, Any]]) -> N
         ConfigError: naming the file missing or damaged, and the way out.
     """
     from agents.learned import CheckpointError, read_checkpoint
-    from agents.training.ownership import check_folder
+    from agents.training.ownership import check_folder, damaged
     from agents.training.resume_check import check_resume_files, load_resume_point
     from agents.training.run import Run
 
@@ -237,7 +237,7 @@ def check_rounds(cfg: ExitConfig, runs: Path, rounds: list[dict[str, Any]]) -> N
         try:
             read_checkpoint(best)
         except CheckpointError as e:
-            raise ConfigError(f"{best} is damaged ({e}); {WAY_OUT}") from None
+            raise damaged(best, e) from None
     r = len(rounds)
     if r < cfg.rounds and round_folder(cfg, runs, r).exists():
         rcfg = round_config(cfg, runs, r)

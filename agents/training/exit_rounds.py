@@ -8,8 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.training.config import ConfigError
-from agents.training.run_folder import WAY_OUT
+from agents.training.ownership import damaged
 from allfives_env.core import strict_json
 
 
@@ -40,14 +39,12 @@ def read_rounds(path: Path, opponents: Sequence[str]) -> list[dict[str, Any]]:
     try:
         rounds = strict_json.loads(path.read_bytes())
     except (OSError, ValueError) as e:
-        raise ConfigError(f"{path} is damaged ({e}); {WAY_OUT}") from None
+        raise damaged(path, e) from None
     if not isinstance(rounds, list):
-        raise ConfigError(f"{path} is damaged (not a list of rounds); {WAY_OUT}")
+        raise damaged(path, "not a list of rounds")
     for r, row in enumerate(rounds):
         if not _round_row(row, r, opponents):
-            raise ConfigError(
-                f"{path} is damaged (its round {r} is not a round's record); {WAY_OUT}"
-            )
+            raise damaged(path, f"its round {r} is not a round's record")
     return rounds
 
 

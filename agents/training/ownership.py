@@ -42,6 +42,15 @@ CONFIG = "config.yaml"
 """A run's config, as the trainer wrote it (for the user to read; never to edit)."""
 WAY_OUT = "use --fresh to start it over, or another --name"
 """What a refused run folder's message ends with."""
+
+
+def damaged(path: Path, detail: object) -> ConfigError:
+    """The one line for a damaged file (or folder) ``path`` of a run folder: what is wrong
+    with it, on one line and cut to 200 characters, and the way out (:data:`WAY_OUT`)."""
+    text = " ".join(str(detail).split())[:200] or type(detail).__name__
+    return ConfigError(f"{path} is damaged ({text}); {WAY_OUT}")
+
+
 LEGACY_KEYS = ("name", "preset", "num_players", "seed", "total_timesteps", "learning_rate")
 """Keys every ``config.yaml`` an earlier version of a trainer wrote holds (beside ``name``,
 the folder's own name): how such a folder is recognised without a marker."""

@@ -16,9 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agents.training.config import ConfigError
-from agents.training.ownership import file_sha256
-from agents.training.run_folder import WAY_OUT
+from agents.training.ownership import damaged, file_sha256
 
 if TYPE_CHECKING:
     from agents.training.learner import Learner
@@ -84,8 +82,7 @@ def restore(learner: Learner, saved: dict[str, Any]) -> None:
         learner.net.load_state_dict(trainer["net"])
         learner.optimizer.load_state_dict(trainer["optimizer"])
     except (RuntimeError, ValueError, KeyError, TypeError) as e:
-        detail = " ".join(str(e).split())[:200]
-        raise ConfigError(f"{run.resume_file} is damaged ({detail}); {WAY_OUT}") from None
+        raise damaged(run.resume_file, e) from None
     for policy in saved["pool_policies"]:
         pool.add(policy)
     learner.batch = saved["table_object"]

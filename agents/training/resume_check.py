@@ -16,11 +16,10 @@ import dataclasses
 import io
 import pickle
 import zipfile
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agents.training.config import ConfigError
-from agents.training.ownership import CONFIG, config_record, file_sha256, read_marker
+from agents.training.ownership import CONFIG, config_record, damaged, file_sha256, read_marker
 from agents.training.run import Run
 from agents.training.run_folder import MAY_CHANGE, WAY_OUT, check_same_config
 from agents.training.selfplay_config import RUN_KIND
@@ -37,12 +36,6 @@ STATE_KEYS: dict[str, type] = {
     "table": bytes, "rng": dict,
 }  # fmt: skip
 """What ``state.pkl`` holds, and of which type (``teacher_rng`` besides, of no fixed type)."""
-
-
-def damaged(path: Path, detail: object) -> ConfigError:
-    """The one line for a damaged file of the run folder ``path`` names."""
-    text = " ".join(str(detail).split())[:200] or type(detail).__name__
-    return ConfigError(f"{path} is damaged ({text}); {WAY_OUT}")
 
 
 def read_state(run: Run) -> dict[str, Any]:

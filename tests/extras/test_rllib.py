@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("ray.rllib")
 
 import torch
-from conftest import with_hidden_tiles_reshuffled
+from conftest import run_trainer, with_hidden_tiles_reshuffled
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.distribution.torch.torch_distribution import TorchCategorical
 
@@ -157,13 +157,7 @@ def test_illegal_actions_and_wrong_agents_are_refused_and_change_nothing() -> No
 
 
 def run_train(*args: str, runs: Path, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*TRAIN, "--runs", str(runs), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd=ROOT,
-    )
+    return run_trainer(TRAIN, runs, *args, timeout=timeout)
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import run_trainer
 
 pytest.importorskip("torch")
 pytest.importorskip("numba")
@@ -30,16 +31,7 @@ WARM = ["--config", "configs/smoke.yaml", "--total_timesteps", "0", "--final_eva
 MORE = [*WARM[:2], "--total_timesteps", "1024", *WARM[4:]]
 
 
-def run(
-    cmd: list[str], runs: Path, *args: str, timeout: float = 300
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*cmd, "--runs", str(runs), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd=ROOT,
-    )
+run = run_trainer
 
 
 def refused(proc: subprocess.CompletedProcess[str], *words: str) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import run_trainer
 
 pytest.importorskip("sb3_contrib")
 
@@ -28,13 +29,7 @@ SHORT_SMOKE += ["--final_eval_matches", "0"]
 
 
 def run_train(*args: str, runs: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*TRAIN, "--runs", str(runs), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd=ROOT,
-    )
+    return run_trainer(TRAIN, runs, *args, timeout=timeout)
 
 
 def policy_weights(path: Path) -> list[np.ndarray]:
