@@ -9,9 +9,16 @@ typed errors that say what is wrong (nothing changes); every step it takes goes 
 PettingZoo's own code.
 
 The actions are a dict from agent names to action ids. Only the acting agent's action is
-applied (the others have an empty action mask; what they are given is ignored), so a dict with
-the acting agent's action alone will do, and so will one with an action for every live agent,
-as PettingZoo's parallel API has it.
+applied, so a dict with the acting agent's action alone will do, and so will one with an action
+for every live agent, as PettingZoo's parallel API has it.
+
+**Agents not on turn have one legal action, a no-op.** Their ``action_mask`` (in the
+observation and in the info) allows ``pass`` alone (:attr:`allfives_env.envs.spaces.Encoding.
+pass_`), and whatever action they are given is ignored. So a client that samples every live
+agent's action from its mask (TorchRL's ``PettingZooWrapper(use_mask=True)``, a masked
+categorical over all agents at once) always has something to sample; under ``env()`` the same
+agents have an all-zero mask, as the AEC API has it. The mask of the agent to act is the game's
+own, and a mask never reveals anything: it is the same for every agent not on turn.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel_wrapper
 
@@ -43,14 +51,33 @@ class TurnBasedParallelEnv(turn_based_aec_to_parallel_wrapper):  # type: ignore[
     def __init__(self, aec_env: AECEnv[str, dict[str, Any], int]):
         super().__init__(aec_env)
         self._has_reset = False
+        size = int(aec_env.action_space(aec_env.possible_agents[0]).n)
+        wait = np.zeros(size, np.int8)
+        wait[aec_env.unwrapped.encoding.pass_] = 1
+        wait.flags.writeable = False
+        self.wait_mask = wait
+        """The action mask of an agent not on turn: ``pass`` alone (read-only)."""
+
+    def _waiting(self, observations: dict[str, Any], infos: dict[str, Any]) -> None:
+        """Give every agent not on turn the no-op mask, in its observation and its info."""
+        env = self.aec_env
+        acting = env.agent_selection if env.agents else None
+        for agent, obs in observations.items():
+            if agent != acting and isinstance(obs, dict) and "action_mask" in obs:
+                observations[agent] = {**obs, "action_mask": self.wait_mask}
+        for agent in env.agents:
+            info = infos.get(agent)
+            if agent != acting and isinstance(info, dict) and "action_mask" in info:
+                infos[agent] = {**info, "action_mask": self.wait_mask}
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """PettingZoo's ``reset`` (see :meth:`allfives_env.envs.aec.raw_env.reset`)."""
-        out: tuple[dict[str, Any], dict[str, Any]] = super().reset(seed=seed, options=options)
+        observations, infos = super().reset(seed=seed, options=options)
         self._has_reset = True
-        return out
+        self._waiting(observations, infos)
+        return observations, infos
 
     def step(
         self, actions: Mapping[str, Any]
@@ -89,7 +116,9 @@ class TurnBasedParallelEnv(turn_based_aec_to_parallel_wrapper):  # type: ignore[
                 f"actions missing for agents {acting} (the agent to act; given: "
                 f"{', '.join(actions) or 'none'})"
             )
-        return super().step(actions)  # type: ignore[no-any-return]
+        observations, rewards, terminations, truncations, infos = super().step(actions)
+        self._waiting(observations, infos)
+        return observations, rewards, terminations, truncations, infos
 
 
 def parallel(aec_env: AECEnv[str, dict[str, Any], int]) -> TurnBasedParallelEnv:
