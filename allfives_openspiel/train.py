@@ -4,9 +4,12 @@
     allfives eval openspiel-nfsp:runs/openspiel/nfsp heuristic --matches 200
 
 1. The game: ``pyspiel.load_game("python_allfives(preset=…,players=…,episode=match)")``, whole
-   matches (``--episode hand``: single hands), each step's points as the reward, through
-   OpenSpiel's ``rl_environment.Environment`` with the observation tensor as each player's
-   state (the seat's own observation vector).
+   matches (``--episode hand``: single hands), points as the reward, through OpenSpiel's
+   ``rl_environment`` with the observation tensor as each player's state (the seat's own
+   observation vector). Each learner is handed the sum of its seat's rewards since its last
+   turn (:class:`allfives_openspiel.seat_rewards.SeatRewardEnvironment`): OpenSpiel's own
+   environment hands each time step's last transition alone, so a seat's own scoring, which
+   lands on the opponent's time step, would never reach it.
 2. The learners: one OpenSpiel ``nfsp.NFSP`` (PyTorch) per player, stepped as OpenSpiel's
    ``kuhn_nfsp``/``leduc_nfsp`` examples step them (every player steps at the episode's end);
    the flags below set their sizes and rates.
@@ -29,7 +32,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from agents.training.config import ConfigError
 from agents.training.policy_trainer import (
@@ -135,13 +138,14 @@ def train(args: Args, folder: Path) -> dict[str, Any]:
 
     import allfives_openspiel  # noqa: F401  (registers python_allfives)
     from allfives_openspiel.nfsp_policy import NetworkShape, save_policy
+    from allfives_openspiel.seat_rewards import SeatRewardEnvironment
 
     random.seed(args.seed)
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
     game = pyspiel.load_game(args.game_string())
-    env = rl_environment.Environment(
+    env = SeatRewardEnvironment(
         game, observation_type=rl_environment.ObservationType.OBSERVATION, seed=args.seed
     )
     obs_size = env.observation_spec()["info_state"][0]
@@ -168,13 +172,7 @@ def train(args: Args, folder: Path) -> dict[str, Any]:
     ]
     start, steps = time.monotonic(), 0
     for _ in tqdm(range(args.episodes), "NFSP", unit="episode", disable=not args.progress):
-        step = env.reset()
-        while not step.last():
-            player = step.observations["current_player"]
-            step = env.step([learners[player].step(step).action])
-            steps += 1
-        for learner in learners:
-            learner.step(step)
+        steps += play_episode(env, learners)
     seconds = time.monotonic() - start
     shape = NetworkShape(
         "nfsp", args.game_string(), game.num_players(), obs_size, num_actions, args.hidden
@@ -182,6 +180,27 @@ def train(args: Args, folder: Path) -> dict[str, Any]:
     networks = [learner._avg_network for learner in learners]
     save_policy(folder, game.rules, shape, networks)
     return {"episodes": args.episodes, "steps": steps, "seconds": round(seconds, 1)}
+
+
+class Learner(Protocol):
+    """What the loop asks of an OpenSpiel RL agent: ``step(time_step)`` returning an output with
+    an ``action`` (``None`` at the last time step)."""
+
+    def step(self, time_step: Any) -> Any: ...
+
+
+def play_episode(env: Any, learners: Sequence[Learner]) -> int:
+    """Play one episode, as OpenSpiel's ``kuhn_nfsp``/``leduc_nfsp`` examples do: the player to
+    act steps with each time step and its action is applied; at the end every learner steps
+    with the last time step. Return the number of player decisions (env steps)."""
+    step, steps = env.reset(), 0
+    while not step.last():
+        player = step.observations["current_player"]
+        step = env.step([learners[player].step(step).action])
+        steps += 1
+    for learner in learners:
+        learner.step(step)
+    return steps
 
 
 def _rules_of(folder: Path) -> Any:

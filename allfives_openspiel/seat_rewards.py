@@ -1,0 +1,57 @@
+"""OpenSpiel's ``rl_environment`` with each seat handed what it earned since its last turn.
+
+OpenSpiel's :class:`open_spiel.python.rl_environment.Environment` reports, in every time
+step, ``state.rewards()``: the rewards of the last transition only. Its RL agents (NFSP, DQN,
+policy gradients) are stepped on their own turns, so a reward that lands on someone else's
+time step is never seen: in a turn-based game that pays as points are scored, a seat's own
+scoring comes back on the opponent's time step and is lost, and the agent can learn only to
+concede less. :class:`SeatRewardEnvironment` fixes that for every such agent:
+
+- a time step handed to the player to act carries, for that player, the sum of its rewards
+  since the last time step it was handed (its rewards for other players are 0: they are
+  handed theirs when they next act);
+- the last time step (which every agent is stepped with) carries each player's rewards since
+  its last turn.
+
+So the rewards each player is handed over an episode add up to exactly its return, whatever
+the reward model (``rewards=step`` or ``rewards=terminal``) and the episode (one hand, or a
+whole match). What a player is handed on its first time step (what was scored before it first
+acted) is part of its return, but no action of its led to it: OpenSpiel's agents add no
+transition for it, as they should.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from open_spiel.python import rl_environment
+
+
+class SeatRewardEnvironment(rl_environment.Environment):  # type: ignore[misc]
+    """``rl_environment.Environment`` whose time steps carry each seat's rewards since its last
+    turn (see the module docstring); every other behaviour is OpenSpiel's."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._pending = [0.0] * self.num_players
+
+    def reset(self) -> rl_environment.TimeStep:
+        """OpenSpiel's ``reset``; nothing is owed to anyone at the start."""
+        self._pending = [0.0] * self.num_players
+        return super().reset()
+
+    def step(self, actions: list[int]) -> rl_environment.TimeStep:
+        """OpenSpiel's ``step``, its rewards those the module docstring describes."""
+        if self._should_reset:
+            return self.reset()
+        time_step = super().step(actions)
+        pending = self._pending
+        for player, reward in enumerate(time_step.rewards):
+            pending[player] += reward
+        if time_step.last():
+            rewards, self._pending = pending, [0.0] * self.num_players
+        else:
+            player = time_step.observations["current_player"]
+            rewards = [0.0] * self.num_players
+            rewards[player], pending[player] = pending[player], 0.0
+        return time_step._replace(rewards=rewards)
