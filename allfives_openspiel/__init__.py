@@ -9,7 +9,7 @@ game ``python_allfives`` with ``pyspiel``.
   agents ``openspiel-ismcts:...`` and ``openspiel-mcts:...``.
 """
 
-from allfives_openspiel.game import SHORT_NAME, AllFivesGame
+from allfives_openspiel.game import SHORT_NAME, AllFivesGame, load_game, upgrade_game_string
 from allfives_openspiel.state import AllFivesState
 
-__all__ = ["SHORT_NAME", "AllFivesGame", "AllFivesState"]
+__all__ = ["SHORT_NAME", "AllFivesGame", "AllFivesState", "load_game", "upgrade_game_string"]

@@ -11,17 +11,25 @@ randomness into OpenSpiel's explicit chance nodes and keeps what OpenSpiel asks 
 ``preset``              ``pagat``   ``pagat``, ``spruce``, ``dominoes_cc``, ``pyatyorka``,
                                     ``five_up``
 ``players``             ``2``       2, 3 or 4
-``partnerships``        ``true``    ``true``: the preset's own seating (4 players: two
-                                    partnerships, 0+2 v 1+3, in ``pagat``, ``spruce`` and
-                                    ``five_up``; each for himself in ``dominoes_cc`` and
-                                    ``pyatyorka``); ``false``: 4 players each for himself in
-                                    any preset. Pairs in ``dominoes_cc``/``pyatyorka`` are not
-                                    offered here. With 2–3 players it changes nothing.
+``partnerships``        ``preset``  the seating, as every front end names it: ``preset``, the
+                                    preset's own (4 players: pairs 0+2 v 1+3 in ``pagat``,
+                                    ``spruce`` and ``five_up``, each for himself in
+                                    ``dominoes_cc`` and ``pyatyorka``); ``pairs`` (PettingZoo's
+                                    ``partnerships=True``); ``each``, each for himself
+                                    (``partnerships=False``). With 2–3 players all three are
+                                    the same game.
 ``episode``             ``hand``    ``hand`` (one hand) or ``match`` (hands are dealt until a
                                     side reaches the target, or :data:`MAX_HANDS` have ended)
 ``rewards``             ``step``    ``step`` (``REWARDS`` model: points as they are scored)
                                     or ``terminal`` (``TERMINAL`` model: everything at the end)
 ======================  ==========  ======================================================
+
+**Seating, and game strings of 0.16 and before.** OpenSpiel's parameters cannot be ``None``,
+so the three seatings that the environments spell ``partnerships=None/True/False`` are spelled
+``preset``, ``pairs`` and ``each`` here: the same three games. Up to 0.16 this parameter was a
+bool, ``true`` meaning the preset's own seating; pyspiel now refuses such a string with its type
+error, and :func:`upgrade_game_string` (or :func:`load_game`, which upgrades and loads) turns it
+into today's spelling of the same game (``true`` → ``preset``, ``false`` → ``each``).
 
 **Chance.** A hand starts with one chance node per dealt tile: seat 0's tiles, then seat 1's,
 each outcome a tile id (0–27) with probability 1/(tiles left). Where the rules choose the
@@ -50,6 +58,7 @@ the returns are then the margins so far and nobody has won.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,11 +80,13 @@ MOVES_PER_HAND = 28 + 28 + 29 * 4
 length): 28 placements, at most 28 draws, and fewer than 4 passes around each placement (a
 hand ends once nobody can place or draw)."""
 REWARD_MODES = ("step", "terminal")
+SEATINGS: dict[str, bool | None] = {"preset": None, "pairs": True, "each": False}
+"""The ``partnerships`` parameter's values, and the environments' ``partnerships`` each names."""
 
 _DEFAULTS: dict[str, Any] = {
     "preset": "pagat",
     "players": 2,
-    "partnerships": True,
+    "partnerships": "preset",
     "episode": "hand",
     "rewards": "step",
 }
@@ -125,7 +136,7 @@ def settings_from_params(params: dict[str, Any]) -> Settings:
 
     Raises:
         ParameterError: for an unknown parameter, preset, player count, episode or reward
-            mode, or a ``partnerships`` that is not a bool.
+            mode, or a ``partnerships`` that is not one of :data:`SEATINGS`.
     """
     unknown = sorted(set(params) - set(_DEFAULTS))
     if unknown:
@@ -136,13 +147,20 @@ def settings_from_params(params: dict[str, Any]) -> Settings:
         raise ParameterError(f"episode must be hand or match, not {episode!r}")
     if rewards not in REWARD_MODES:
         raise ParameterError(f"rewards must be step or terminal, not {rewards!r}")
-    if not isinstance(partnerships, bool):
+    if not isinstance(partnerships, str) or partnerships not in SEATINGS:
+        old = isinstance(partnerships, bool)
         raise ParameterError(
-            f"partnerships must be a bool, not {partnerships!r}: true (the default) seats the "
-            "preset's own way, false seats 4 players each for himself"
+            f"partnerships must be preset, pairs or each, not {partnerships!r}"
+            + (
+                f" (the bool of 0.16 and before: {str(partnerships).lower()} is now "
+                f"{'preset' if partnerships else 'each'}; allfives_openspiel.game."
+                "upgrade_game_string rewrites a game string)"
+                if old
+                else ""
+            )
         )
     try:
-        rules = rules_of(str(p["preset"]), int(p["players"]), None if partnerships else False)
+        rules = rules_of(str(p["preset"]), int(p["players"]), SEATINGS[partnerships])
     except ValueError as e:
         raise ParameterError(str(e)) from None
     return Settings(rules, episode, rewards)
@@ -150,12 +168,14 @@ def settings_from_params(params: dict[str, Any]) -> Settings:
 
 def params_of(rules: Rules, episode: str = "hand", rewards: str = "step") -> dict[str, Any]:
     """The parameters that name ``rules`` as nearly as they can: preset, players and seating
-    (the preset's own, or 4 players each for himself). Other overrides have no parameter."""
+    (``preset`` where it is the preset's own, else ``pairs`` or ``each``). Other overrides
+    have no parameter."""
     own = Rules.preset(rules.name, rules.num_players).partnerships
+    seating = "preset" if rules.partnerships == own else "pairs" if rules.partnerships else "each"
     return {
         "preset": rules.name,
         "players": rules.num_players,
-        "partnerships": rules.partnerships or not own,
+        "partnerships": seating,
         "episode": episode,
         "rewards": rewards,
     }
@@ -239,6 +259,26 @@ class AllFivesGame(pyspiel.Game):  # type: ignore[misc]
         if params:
             raise ParameterError(f"observation parameters are not supported: {params}")
         return AllFivesObserver(self, iig_obs_type)
+
+
+_LEGACY_SEATING = re.compile(r"(?<=[(,])(\s*partnerships\s*=\s*)(true|false)(?=\s*[,)])", re.I)
+
+
+def upgrade_game_string(game_string: str) -> str:
+    """``game_string`` with a ``partnerships`` of 0.16 and before (a bool) in today's spelling of
+    the same game: ``true`` → ``preset`` (the preset's own seating), ``false`` → ``each``.
+    Anything else is returned as it is."""
+    if not game_string.lstrip().startswith(SHORT_NAME):
+        return game_string
+    return _LEGACY_SEATING.sub(
+        lambda m: m.group(1) + ("preset" if m.group(2).lower() == "true" else "each"), game_string
+    )
+
+
+def load_game(game_string: str) -> pyspiel.Game:
+    """``pyspiel.load_game`` of :func:`upgrade_game_string` ``(game_string)``: a game string of
+    any version of this package loads the game it named."""
+    return pyspiel.load_game(upgrade_game_string(game_string))
 
 
 pyspiel.register_game(GAME_TYPE, AllFivesGame)

@@ -325,16 +325,16 @@ def test_a_match_ends_when_its_last_hand_ends(monkeypatch: pytest.MonkeyPatch) -
 
 @pytest.mark.parametrize(
     ("params", "sides"),
-    [("preset=pagat,players=4,partnerships=false", 4),
-     ("preset=pagat,players=4,partnerships=true", 2), ("preset=pagat,players=4", 2),
-     ("preset=dominoes_cc,players=4", 4), ("preset=five_up,players=4,partnerships=false", 4)],
+    [("preset=pagat,players=4,partnerships=each", 4),
+     ("preset=pagat,players=4,partnerships=pairs", 2), ("preset=pagat,players=4", 2),
+     ("preset=dominoes_cc,players=4", 4), ("preset=dominoes_cc,players=4,partnerships=pairs", 2),
+     ("preset=five_up,players=4,partnerships=each", 4)],
 )  # fmt: skip
-def test_partnerships_is_a_bool_and_every_game_round_trips(params: str, sides: int) -> None:
-    """``true`` (the default) seats the preset's way, ``false`` each for himself; the game's
-    own text loads it again, and its states serialize."""
+def test_every_seating_round_trips(params: str, sides: int) -> None:
+    """``preset`` (the default) seats the preset's way, ``pairs`` in pairs, ``each`` each for
+    himself; the game's own text loads it again, and its states serialize."""
     game = pyspiel.load_game(f"python_allfives({params})")
     assert game.rules.num_sides == sides
-    assert game.get_parameters()["partnerships"] is ("false" not in params)
     again = pyspiel.load_game(str(game))
     assert str(again) == str(game) and again.rules == game.rules
     state = random_play_to_decision(game, random.Random(7), moves=12)
@@ -344,11 +344,55 @@ def test_partnerships_is_a_bool_and_every_game_round_trips(params: str, sides: i
     pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
 
 
-def test_partnerships_takes_no_string() -> None:
+@pytest.mark.parametrize("preset", ["pagat", "spruce", "dominoes_cc", "pyatyorka", "five_up"])
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_partnerships_means_what_it_means_in_pettingzoo(preset: str, players: int) -> None:
+    """OpenSpiel's ``preset``/``pairs``/``each`` are the environments' ``None``/``True``/``False``:
+    the same rules, for every preset and player count; and :func:`params_of` names each."""
+    from allfives_env import raw_env
+    from allfives_openspiel.game import SEATINGS, params_of
+
+    for seating, partnerships in SEATINGS.items():
+        game = load(preset=preset, players=players, partnerships=seating)
+        env = raw_env(rules=preset, num_players=players, partnerships=partnerships)
+        assert game.rules == env.rules
+        assert settings_rules(params_of(env.rules)) == env.rules
+
+
+def settings_rules(params: dict[str, object]) -> Rules:
+    from allfives_openspiel.game import settings_from_params
+
+    return settings_from_params(params).rules
+
+
+def test_game_strings_of_earlier_versions_load_the_game_they_named() -> None:
+    """``partnerships`` was a bool up to 0.16 (``true``: the preset's own seating): pyspiel
+    refuses it now, and ``load_game`` upgrades it to the same game."""
+    from allfives_openspiel import load_game, upgrade_game_string
+
     with pytest.raises(pyspiel.SpielError, match="partnerships"):  # pyspiel checks the type
+        pyspiel.load_game("python_allfives(players=4,partnerships=true)")
+    cases = {
+        "python_allfives(preset=dominoes_cc,players=4,partnerships=true)": 4,
+        "python_allfives(players=4,partnerships=true)": 2,
+        "python_allfives(partnerships=false,players=4)": 4,
+        "python_allfives(preset=five_up,players=4,partnerships=False,episode=match)": 4,
+    }
+    for old, sides in cases.items():
+        assert load_game(old).rules.num_sides == sides
+    assert upgrade_game_string("python_allfives(players=4,partnerships=true)") == (
+        "python_allfives(players=4,partnerships=preset)"
+    )
+    assert upgrade_game_string("kuhn_poker(players=3)") == "kuhn_poker(players=3)"
+
+
+def test_partnerships_takes_a_seating() -> None:
+    with pytest.raises(ParameterError, match="partnerships must be preset, pairs or each"):
         pyspiel.load_game("python_allfives(players=4,partnerships=default)")
-    with pytest.raises(ParameterError, match="partnerships must be a bool"):
+    with pytest.raises(ParameterError, match="partnerships must be preset, pairs or each"):
         AllFivesGame({"players": 4, "partnerships": "false"})
+    with pytest.raises(ParameterError, match="now preset"):
+        AllFivesGame({"players": 4, "partnerships": True})
     with pytest.raises(ParameterError, match="rewards"):
         load(rewards="sometimes")
 
