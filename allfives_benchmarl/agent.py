@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 from agents.learned import CheckpointError, PolicySpec, check_trained_rules
-from allfives_benchmarl.policy_file import NetworkSpec, load_policy
+from allfives_benchmarl.policy_file import NetworkSpec, load_policy, row_of
 from allfives_env.core.actions import DRAW_ID, Action
 from allfives_env.core.rules import Rules
 from allfives_env.core.view import PlayerView
@@ -53,13 +53,14 @@ class BenchMARLAgent:
         from tensordict import TensorDict
 
         net = self.net
+        row = row_of(net, self.spec.rules, seat)
         x = torch.zeros((1, net.n_agents, net.obs_size), dtype=torch.float32)
-        x[0, seat] = torch.as_tensor(obs, dtype=torch.float32)
+        x[0, row] = torch.as_tensor(obs, dtype=torch.float32)
         inner = TensorDict({"observation": x}, batch_size=(1, net.n_agents))
         td = TensorDict({net.group: inner}, batch_size=(1,))
         with torch.no_grad():
             out = self.model(td).get((net.group, net.out_key))
-        result: np.ndarray = out[0, seat].numpy()
+        result: np.ndarray = out[0, row].numpy()
         return result
 
     def act(self, view: PlayerView, rng: random.Random) -> Action:

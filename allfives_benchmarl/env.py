@@ -1,22 +1,31 @@
 """All Fives as a batched, turn-based TorchRL multi-agent environment, on the batched engine.
 
 :class:`AllFivesTorchEnv` holds N matches of a :class:`~allfives_env.vector.engine.VectorGame`
-(``batch_size == (N,)``) and one agent group, ``"players"``, of one agent per seat
-(``player_0`` … ``player_{n-1}``). Every step takes an action for every seat of every game;
-only the seat to act in a game acts there.
+(``batch_size == (N,)``), one agent per seat (``player_0`` … ``player_{n-1}``), in agent
+groups (BenchMARL trains a policy per group):
+
+- each for himself (2 or 3 players, or 4 without partnerships): one group, ``"players"``, of
+  every seat;
+- 4 players in partnerships: one group per side, ``"team_0"`` (seats 0 and 2) and ``"team_1"``
+  (seats 1 and 3), each seat rewarded with its side's reward, so a group's summed reward is its
+  team's (what QMIX, VDN and a team critic learn). ``teams=False`` puts the four seats in one
+  group of opponents instead.
+
+Every step takes an action for every seat of every game; only the seat to act in a game acts
+there. Below, ``G`` is a group and ``k`` its seats (``players``: all ``n``).
 
 ==========================  ==========================  ===================================
 key                         shape, dtype                what it holds
 ==========================  ==========================  ===================================
-``players/observation``     (N, n, obs_size) float32    each seat's own observation
+``G/observation``           (N, k, obs_size) float32    each seat's own observation
                                                         (``Encoding.observe``: its hand,
                                                         the table, never another hand, the
                                                         boneyard's order or a seed)
-``players/action_mask``     (N, n, A + 1) bool          the seat to act: its legal env
+``G/action_mask``           (N, k, A + 1) bool          the seat to act: its legal env
                                                         actions (``Encoding.mask``), WAIT
                                                         off; every other seat: WAIT only
-``players/action``          (N, n) int64                env action ids, ``A`` is WAIT
-``players/reward``          (N, n, 1) float32           each seat's reward of the step
+``G/action``                (N, k) int64                env action ids, ``A`` is WAIT
+``G/reward``                (N, k, 1) float32           each seat's reward of the step
                                                         (its side's, zero-sum)
 ``done``, ``terminated``,   (N, 1) bool                 the match (or hand) has ended, or
 ``truncated``                                           was cut at ``max_cycles``
@@ -48,18 +57,49 @@ from torchrl.data import Categorical, Composite, Unbounded
 from torchrl.envs import EnvBase
 
 from allfives_env.core.rules import Rules
-from allfives_env.envs.settings import DEFAULT_MAX_CYCLES, check_seed, next_seed, rules_of
+from allfives_env.envs.settings import (
+    DEFAULT_MAX_CYCLES,
+    EnvConfigError,
+    check_seed,
+    next_seed,
+    rules_of,
+)
 from allfives_env.vector.engine import VectorGame
 from allfives_env.vector.errors import VectorActionError
 from allfives_env.vector.rng import derive_seeds
 
 GROUP = "players"
-"""The agent group of every seat (BenchMARL trains one policy per group)."""
+"""The one agent group of a table where each plays for himself (BenchMARL trains one policy
+per group)."""
 
 
 def agent_names(num_players: int) -> list[str]:
-    """The agents of the group, one per seat, as the PettingZoo env names them."""
+    """The agents, one per seat, as the PettingZoo env names them."""
     return [f"player_{s}" for s in range(num_players)]
+
+
+def seat_groups(rules: Rules, teams: bool | None = None) -> dict[str, list[int]]:
+    """The agent groups of ``rules``' seats (see the module docstring): one per side in
+    partnerships (``teams`` ``None`` or ``True``), else ``{"players": every seat}``.
+
+    Raises:
+        EnvConfigError: for ``teams=True`` at a table without partnerships.
+    """
+    n, sides = rules.num_players, rules.num_sides
+    if teams and sides == n:
+        raise EnvConfigError(
+            f"teams=True needs partnerships, and {rules.describe()} has none: each seat is "
+            "its own side"
+        )
+    if sides == n or teams is False:
+        return {GROUP: list(range(n))}
+    return {f"team_{k}": [s for s in range(n) if rules.side_of(s) == k] for k in range(sides)}
+
+
+def groups_hold_opponents(groups: dict[str, list[int]], rules: Rules) -> list[str]:
+    """The groups that hold seats of more than one side: their summed reward is a margin
+    between opponents, not something the group can maximise together."""
+    return [g for g, seats in groups.items() if len({rules.side_of(s) for s in seats}) > 1]
 
 
 class AllFivesTorchEnv(EnvBase):  # type: ignore[misc]
@@ -67,7 +107,8 @@ class AllFivesTorchEnv(EnvBase):  # type: ignore[misc]
     docstring for the keys, turns and masks).
 
     ``rules``, ``num_players``, ``partnerships``, ``episode``, ``reward``, ``forced_actions``,
-    ``action_features`` and ``max_cycles`` are as for :func:`allfives_env.env`.
+    ``action_features`` and ``max_cycles`` are as for :func:`allfives_env.env`; ``teams`` as
+    :func:`seat_groups`.
 
     Args:
         num_envs: N, the games in the batch.
@@ -92,10 +133,12 @@ class AllFivesTorchEnv(EnvBase):  # type: ignore[misc]
         forced_actions: str = "auto",
         action_features: bool | str = False,
         max_cycles: int | None = DEFAULT_MAX_CYCLES,
+        teams: bool | None = None,
         seed: int | None = None,
         device: Any = "cpu",
     ):
         table = rules_of(rules, num_players, partnerships)
+        groups = seat_groups(table, teams)
         self.vg = VectorGame(
             table,
             num_envs,
@@ -113,52 +156,40 @@ class AllFivesTorchEnv(EnvBase):  # type: ignore[misc]
         self.wait = self.encoding.num_actions
         """The action id of a seat that is not to act (the last one)."""
         self.num_env_actions = self.wait + 1
-        self.group_map = {GROUP: agent_names(n)}
+        self.groups = groups
+        """Each group's seats, in order."""
+        names = agent_names(n)
+        self.group_map = {g: [names[s] for s in seats] for g, seats in groups.items()}
         self._seed: int | None = None
         self._pending: int | None = check_seed(seed)
         self._games = np.arange(num_envs)
         self._make_specs()
 
     def _make_specs(self) -> None:
-        N, n, A = self.num_envs, self.num_players, self.num_env_actions
-        dev = self.device
-        self.full_observation_spec = Composite(
-            {
-                GROUP: Composite(
-                    {
-                        "observation": Unbounded(
-                            (N, n, self.encoding.obs_size), dtype=torch.float32, device=dev
-                        ),
-                        "action_mask": Categorical(2, (N, n, A), dtype=torch.bool, device=dev),
-                    },
-                    shape=(N, n),
-                    device=dev,
-                )
-            },
-            shape=(N,),
-            device=dev,
+        N, A, dev = self.num_envs, self.num_env_actions, self.device
+
+        def per_group(entries: Any) -> Composite:
+            return Composite(
+                {
+                    g: Composite(entries(len(seats)), shape=(N, len(seats)), device=dev)
+                    for g, seats in self.groups.items()
+                },
+                shape=(N,),
+                device=dev,
+            )
+
+        size = self.encoding.obs_size
+        self.full_observation_spec = per_group(
+            lambda k: {
+                "observation": Unbounded((N, k, size), dtype=torch.float32, device=dev),
+                "action_mask": Categorical(2, (N, k, A), dtype=torch.bool, device=dev),
+            }
         )
-        self.full_action_spec = Composite(
-            {
-                GROUP: Composite(
-                    {"action": Categorical(A, (N, n), dtype=torch.int64, device=dev)},
-                    shape=(N, n),
-                    device=dev,
-                )
-            },
-            shape=(N,),
-            device=dev,
+        self.full_action_spec = per_group(
+            lambda k: {"action": Categorical(A, (N, k), dtype=torch.int64, device=dev)}
         )
-        self.full_reward_spec = Composite(
-            {
-                GROUP: Composite(
-                    {"reward": Unbounded((N, n, 1), dtype=torch.float32, device=dev)},
-                    shape=(N, n),
-                    device=dev,
-                )
-            },
-            shape=(N,),
-            device=dev,
+        self.full_reward_spec = per_group(
+            lambda k: {"reward": Unbounded((N, k, 1), dtype=torch.float32, device=dev)}
         )
         self.full_done_spec = Composite(
             {
@@ -195,27 +226,25 @@ class AllFivesTorchEnv(EnvBase):  # type: ignore[misc]
 
     def _output(self, rewards: np.ndarray | None = None) -> TensorDictBase:
         vg = self.vg
-        N, n = self.num_envs, self.num_players
-        mask = torch.as_tensor(self.action_masks(), device=self.device)
-        self.full_action_spec[GROUP, "action"].update_mask(mask.clone())
-        group: dict[str, torch.Tensor] = {
-            "observation": torch.as_tensor(self.observations(), device=self.device),
-            "action_mask": mask,
-        }
-        if rewards is not None:
-            group["reward"] = torch.as_tensor(rewards, device=self.device).reshape(N, n, 1)
-        terminated = torch.as_tensor(vg.terminated, device=self.device).reshape(N, 1)
-        truncated = torch.as_tensor(vg.truncated, device=self.device).reshape(N, 1)
-        return TensorDict(
-            {
-                GROUP: TensorDict(group, batch_size=(N, n), device=self.device),
-                "done": terminated | truncated,
-                "terminated": terminated,
-                "truncated": truncated,
-            },
-            batch_size=self.batch_size,
-            device=self.device,
-        )
+        N, dev = self.num_envs, self.device
+        masks, observations = self.action_masks(), self.observations()
+        out: dict[str, Any] = {}
+        for g, seats in self.groups.items():
+            mask = torch.as_tensor(masks[:, seats], device=dev)
+            self.full_action_spec[g, "action"].update_mask(mask.clone())
+            group: dict[str, torch.Tensor] = {
+                "observation": torch.as_tensor(observations[:, seats], device=dev),
+                "action_mask": mask,
+            }
+            if rewards is not None:
+                group["reward"] = torch.as_tensor(rewards[:, seats], device=dev).reshape(
+                    N, len(seats), 1
+                )
+            out[g] = TensorDict(group, batch_size=(N, len(seats)), device=dev)
+        terminated = torch.as_tensor(vg.terminated, device=dev).reshape(N, 1)
+        truncated = torch.as_tensor(vg.truncated, device=dev).reshape(N, 1)
+        out.update(done=terminated | truncated, terminated=terminated, truncated=truncated)
+        return TensorDict(out, batch_size=self.batch_size, device=dev)
 
     # ------------------------------------------------------------------ the TorchRL API
 
@@ -234,8 +263,10 @@ class AllFivesTorchEnv(EnvBase):  # type: ignore[misc]
 
     def _step(self, tensordict: TensorDictBase) -> TensorDictBase:
         vg = self.vg
-        actions = tensordict.get((GROUP, "action")).reshape(self.num_envs, self.num_players)
-        actions = actions.cpu().numpy()
+        actions = np.empty((self.num_envs, self.num_players), np.int64)
+        for g, members in self.groups.items():
+            got = tensordict.get((g, "action")).reshape(self.num_envs, len(members))
+            actions[:, members] = got.cpu().numpy()
         seats = vg.current_player
         acting = actions[self._games, seats].astype(np.int64)
         done = vg.done

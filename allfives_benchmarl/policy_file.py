@@ -7,7 +7,9 @@ A policy folder (what ``python -m allfives_benchmarl.train --out DIR`` leaves in
 - ``allfives_benchmarl.pt``: the actor's ``state_dict`` (tensors only; read with
   ``torch.load(weights_only=True)``).
 
-The actor is BenchMARL's MLP model over one agent group of ``n_agents`` seats: input
+The actor is BenchMARL's MLP model over one agent group of ``n_agents`` seats (every seat, or
+in partnerships the seats of one team: seat ``s`` is then row ``s // sides``, whichever team
+it sits in, since each seat reads its own observation): input
 ``(group, "observation")`` of shape ``(..., n_agents, obs_size)``, output ``(group, out_key)``
 of shape ``(..., n_agents, num_actions)`` (logits for MAPPO, IPPO, MASAC, ISAC; Q values for
 IQL). It is decentralised: seat ``s``'s output reads seat ``s``'s observation only.
@@ -149,7 +151,10 @@ def load_policy(folder: Path) -> tuple[PolicySpec, NetworkSpec, Any]:
     )
     net = NetworkSpec.from_json(entry)
     enc = Encoding(spec.rules, spec.action_features)
-    want = (spec.rules.num_players, enc.obs_size, enc.num_actions + 1)  # + WAIT
+    rules = spec.rules
+    team = rules.num_players // rules.num_sides
+    agents = net.n_agents if net.n_agents in (rules.num_players, team) else rules.num_players
+    want = (agents, enc.obs_size, enc.num_actions + 1)  # + WAIT
     if (net.n_agents, net.obs_size, net.num_actions) != want:
         raise CheckpointError(
             f"{folder}: the network's shape (agents, observation, actions) "
@@ -163,3 +168,9 @@ def load_policy(folder: Path) -> tuple[PolicySpec, NetworkSpec, Any]:
         raise CheckpointError(f"cannot load {folder / WEIGHTS_FILE}: {e}") from None
     model.eval()
     return spec, net, model
+
+
+def row_of(net: NetworkSpec, rules: Any, seat: int) -> int:
+    """The row of the actor's input and output that plays ``seat`` (see the module
+    docstring)."""
+    return seat if net.n_agents == rules.num_players else seat // rules.num_sides

@@ -2,15 +2,24 @@
 
 ``AllFivesTask.PAGAT_2P.get_task()`` is the task BenchMARL's ``Experiment`` takes; its config is
 an :class:`AllFivesTaskConfig` (the table, the reward, how long an evaluation rollout is), from
-:data:`PRESETS` unless a config is given. The task is BenchMARL's own kind of environment
-(``env_name() == "allfives"``): one group, ``"players"``, of one agent per seat; discrete
-actions only; an ``action_mask`` per agent, which BenchMARL's discrete-action algorithms read
-(MAPPO, IPPO, MASAC, ISAC, IQL mask their logits or Q values with it); no global state, so
-MAPPO's centralised critic reads every seat's own observation (the actors never do).
+:data:`PRESETS` unless a config is given. There is a task for every preset and player count,
+``PRESET_NP`` (``PAGAT_2P`` … ``FIVE_UP_4P``), each with the preset's own seating.
 
-The seats play against each other (zero-sum), so a centralised critic must not share its
-parameters across the group (BenchMARL's default, ``share_param_critic=True``, gives every
-seat the same value); QMIX and VDN, which learn the group's summed reward, learn nothing here.
+The task is BenchMARL's own kind of environment (``env_name() == "allfives"``): discrete
+actions only; an ``action_mask`` per agent, which BenchMARL's discrete-action algorithms read
+(MAPPO, IPPO, MASAC, ISAC, IQL, QMIX, VDN mask their logits or Q values with it); no global
+state, so a centralised critic or mixer reads every seat's own observation in its group (the
+actors never do). Its groups (:func:`allfives_benchmarl.env.seat_groups`):
+
+- each for himself: one group, ``"players"``, of seats that play against each other
+  (zero-sum). A centralised critic must then not share its parameters across the group
+  (BenchMARL's default, ``share_param_critic=True``, gives every seat the same value), and
+  QMIX and VDN, which learn the group's summed reward (zero here), learn nothing:
+  :func:`check_algorithm` refuses them;
+- 4 players in partnerships (``PAGAT_4P``, ``SPRUCE_4P``, ``FIVE_UP_4P``): one group per team,
+  ``"team_0"`` and ``"team_1"``, each seat rewarded with its team's reward, so QMIX, VDN and
+  MAPPO's team critic learn what they are built for; the two teams train side by side, each its
+  own policy.
 """
 
 from __future__ import annotations
@@ -25,8 +34,9 @@ from benchmarl.environments.common import Task, TaskClass
 from torchrl.data import Composite
 from torchrl.envs import EnvBase
 
-from allfives_benchmarl.env import GROUP, AllFivesTorchEnv
-from allfives_env.envs.settings import DEFAULT_MAX_CYCLES, EnvConfigError
+from allfives_benchmarl.env import AllFivesTorchEnv, groups_hold_opponents, seat_groups
+from allfives_env.core.rules import Rules
+from allfives_env.envs.settings import DEFAULT_MAX_CYCLES, EnvConfigError, rules_of
 
 
 @dataclass
@@ -52,6 +62,17 @@ class AllFivesTaskConfig:
     max_steps: int = 500
     """The steps of one of BenchMARL's evaluation rollouts (a pagat match of two players takes
     about 270 steps of random play)."""
+    teams: bool | None = None
+    """One group per team in partnerships (``None``, ``True``), or one group of all seats
+    (``False``); see :func:`allfives_benchmarl.env.seat_groups`."""
+
+    def table(self) -> Rules:
+        """The rules this config plays."""
+        return rules_of(self.rules, self.num_players, self.partnerships)
+
+    def groups(self) -> dict[str, list[int]]:
+        """Its agent groups' seats."""
+        return seat_groups(self.table(), self.teams)
 
     def env_kwargs(self) -> dict[str, Any]:
         """The keyword arguments of :class:`AllFivesTorchEnv` (all but ``num_envs``)."""
@@ -76,12 +97,35 @@ class AllFivesTaskConfig:
         return cls(**config)
 
 
+TABLE_PRESETS = ("pagat", "spruce", "dominoes_cc", "pyatyorka", "five_up")
 PRESETS: dict[str, AllFivesTaskConfig] = {
-    "PAGAT_2P": AllFivesTaskConfig("pagat", 2),
-    "PAGAT_3P": AllFivesTaskConfig("pagat", 3),
-    "PAGAT_4P": AllFivesTaskConfig("pagat", 4),
+    f"{preset.upper()}_{n}P": AllFivesTaskConfig(preset, n)
+    for preset in TABLE_PRESETS
+    for n in (2, 3, 4)
 }
-"""The default config of each :class:`AllFivesTask` member."""
+"""The default config of each :class:`AllFivesTask` member: every preset and player count."""
+
+TEAM_ALGORITHMS = ("qmix", "vdn")
+"""BenchMARL's algorithms that learn one value for their group's summed reward."""
+
+
+def check_algorithm(algorithm: str, config: AllFivesTaskConfig, task: str = "this task") -> None:
+    """Refuse an algorithm whose assumptions the task breaks: QMIX or VDN on a group of
+    opponents (its summed reward is zero, so there is nothing to learn).
+
+    Raises:
+        EnvConfigError: one line, naming the algorithm, the task and what to use instead.
+    """
+    if algorithm.lower() not in TEAM_ALGORITHMS:
+        return
+    bad = groups_hold_opponents(config.groups(), config.table())
+    if bad:
+        raise EnvConfigError(
+            f"{algorithm} learns its group's summed reward, and in {task} the group "
+            f"{bad[0]!r} holds opponents, whose rewards sum to zero: use a partnership task "
+            "(PAGAT_4P, SPRUCE_4P, FIVE_UP_4P) or an algorithm without a mixer (mappo, ippo, "
+            "masac, isac, iql)"
+        )
 
 
 class AllFivesTaskClass(TaskClass):  # type: ignore[misc]
@@ -114,13 +158,14 @@ class AllFivesTaskClass(TaskClass):  # type: ignore[misc]
         return dict(env.group_map)
 
     def _only(self, env: EnvBase, key: str) -> Composite:
-        """The group's entry ``key`` of one game's observation spec (BenchMARL's specs have
+        """Each group's entry ``key`` of one game's observation spec (BenchMARL's specs have
         no batch dimension)."""
         spec = env.full_observation_spec_unbatched.clone()
-        group = spec[GROUP]
-        for k in list(group.keys()):
-            if k != key:
-                del group[k]
+        for name in env.group_map:
+            group = spec[name]
+            for k in list(group.keys()):
+                if k != key:
+                    del group[k]
         return spec
 
     def observation_spec(self, env: EnvBase) -> Composite:
@@ -146,12 +191,25 @@ class AllFivesTaskClass(TaskClass):  # type: ignore[misc]
 
 
 class AllFivesTask(Task):  # type: ignore[misc]
-    """The All Fives tables; ``get_task()`` gives the :data:`PRESETS` config, ``get_task(
-    config)`` another (a dict of :class:`AllFivesTaskConfig` fields)."""
+    """The All Fives tables, one per preset and player count; ``get_task()`` gives the
+    :data:`PRESETS` config, ``get_task(config)`` another (a dict of
+    :class:`AllFivesTaskConfig` fields)."""
 
     PAGAT_2P = None
     PAGAT_3P = None
     PAGAT_4P = None
+    SPRUCE_2P = None
+    SPRUCE_3P = None
+    SPRUCE_4P = None
+    DOMINOES_CC_2P = None
+    DOMINOES_CC_3P = None
+    DOMINOES_CC_4P = None
+    PYATYORKA_2P = None
+    PYATYORKA_3P = None
+    PYATYORKA_4P = None
+    FIVE_UP_2P = None
+    FIVE_UP_3P = None
+    FIVE_UP_4P = None
 
     @staticmethod
     def associated_class() -> type[AllFivesTaskClass]:
@@ -165,5 +223,5 @@ class AllFivesTask(Task):  # type: ignore[misc]
         """
         if config is None:
             config = dataclasses.asdict(PRESETS[self.name])
-        AllFivesTaskConfig.from_dict(config)
+        AllFivesTaskConfig.from_dict(config).groups()
         return AllFivesTaskClass(name=self.name, config=dict(config))

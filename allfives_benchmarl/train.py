@@ -5,11 +5,12 @@
 
 1. The task — :class:`allfives_benchmarl.task.AllFivesTask` (``--task``, ``--reward``): the
    batched, turn-based :class:`~allfives_benchmarl.env.AllFivesTorchEnv`, every seat an agent
-   of one group, masks in its specs.
+   (one group of opponents, or in partnerships one group per team), masks in its specs.
 2. The experiment — BenchMARL's ``Experiment`` with its own yaml defaults, and the flags below
    over them: the algorithm, the frames (env steps over all games; every agent of a step
    counts once), the batch, the MLP, the seed (same seed, same weights).
-3. The policy — the trained actor, written to ``--out`` as a policy folder
+3. The policy — the trained actor (in partnerships, that of seat 0's team, which plays either
+   side: each seat reads its own observation), written to ``--out`` as a policy folder
    (:mod:`allfives_benchmarl.policy_file`) that ``benchmarl:OUT`` plays as an agent;
    BenchMARL's own logs (csv) go to ``OUT/benchmarl/``. With ``--eval_matches`` the policy is
    then evaluated against ``--eval_opponent`` over duplicate deals (``OUT/report.json``).
@@ -38,11 +39,16 @@ from agents.training.policy_trainer import (
 
 PROG = "python -m allfives_benchmarl.train"
 
-Algorithm = Literal["mappo", "ippo", "masac", "isac", "iql"]
+Algorithm = Literal["mappo", "ippo", "masac", "isac", "iql", "qmix", "vdn"]
 ON_POLICY = ("mappo", "ippo")
 CENTRAL_CRITIC = ("mappo",)
 """The algorithms whose centralised critic, shared, would give every seat one value (MASAC's
 discrete critic already gives each seat its own values)."""
+TaskName = Literal[
+    "PAGAT_2P", "PAGAT_3P", "PAGAT_4P", "SPRUCE_2P", "SPRUCE_3P", "SPRUCE_4P",
+    "DOMINOES_CC_2P", "DOMINOES_CC_3P", "DOMINOES_CC_4P", "PYATYORKA_2P", "PYATYORKA_3P",
+    "PYATYORKA_4P", "FIVE_UP_2P", "FIVE_UP_3P", "FIVE_UP_4P",
+]  # fmt: skip
 
 
 @dataclass
@@ -50,16 +56,18 @@ class Args:
     """Train a BenchMARL algorithm on All Fives (see the top of allfives_benchmarl/train.py)."""
 
     algorithm: Algorithm = "mappo"
-    """BenchMARL's algorithm: mappo, ippo (on-policy), masac, isac, iql (off-policy, with a
-    replay buffer). QMIX and VDN are not offered: they learn the group's summed reward, which
-    is zero in a game whose seats play against each other."""
+    """BenchMARL's algorithm: mappo, ippo (on-policy), masac, isac, iql, qmix, vdn (off-policy,
+    with a replay buffer). QMIX and VDN learn their group's summed reward, so they take only
+    a partnership task (PAGAT_4P, SPRUCE_4P, FIVE_UP_4P: a group per team); elsewhere the group
+    holds opponents, whose rewards sum to zero, and they are refused."""
     out: Path | None = None
     """The policy folder to write (default runs/benchmarl/ALGORITHM); one run at a time."""
     fresh: bool = False
     """Delete --out first (only a folder this trainer made; without --fresh, one that already
     holds a policy is refused)."""
-    task: Literal["PAGAT_2P", "PAGAT_3P", "PAGAT_4P"] = "PAGAT_2P"
-    """The table: pagat rules, 2, 3 or 4 players (all seats trained)."""
+    task: TaskName = "PAGAT_2P"
+    """The table: a preset and 2, 3 or 4 players, the preset's own seating (all seats
+    trained; in partnerships each team is a group with its own policy)."""
     reward: Literal["win", "points", "points+win"] = "points+win"
     """Each seat's reward: its side's match result, points, or both."""
     action_features: Literal["none", "basic", "outlook", "lookahead"] = "none"
@@ -127,6 +135,13 @@ class Args:
             raise ConfigError("--hidden must be one or more positive widths")
         if self.seed < 0 or self.eval_matches < 0:
             raise ConfigError("--seed and --eval_matches must be non-negative")
+        from allfives_benchmarl.task import PRESETS, check_algorithm
+        from allfives_env.envs.settings import EnvConfigError
+
+        try:
+            check_algorithm(self.algorithm, PRESETS[self.task], self.task)
+        except EnvConfigError as e:
+            raise ConfigError(f"--algorithm {e}") from None
 
 
 def parse_args(argv: Sequence[str]) -> Args:
@@ -140,15 +155,18 @@ def parse_args(argv: Sequence[str]) -> Args:
 
 def algorithm_config(args: Args) -> Any:
     """BenchMARL's config of ``args.algorithm``: its yaml defaults, PPO's entropy bonus, and a
-    critic per seat for MAPPO.
+    critic per seat for MAPPO where a group holds opponents.
 
-    MAPPO's centralised critic reads every seat's observation; with its parameters shared (the
-    default) it gives every seat one output, the same value, which fits a team with one reward
-    but not seats that play against each other: the value of one seat is minus the other's, so
-    a shared output learns nothing (its explained variance stays at 0). With a critic per seat
-    each learns its own seat's value.
+    MAPPO's centralised critic reads every seat's observation of its group; with its parameters
+    shared (the default) it gives every seat one output, the same value, which fits a team with
+    one reward (a partnership task's groups) but not seats that play against each other: the
+    value of one seat is minus the other's, so a shared output learns nothing (its explained
+    variance stays at 0). With a critic per seat each learns its own seat's value.
     """
     from benchmarl import algorithms
+
+    from allfives_benchmarl.env import groups_hold_opponents
+    from allfives_benchmarl.task import PRESETS
 
     kind = {
         "mappo": algorithms.MappoConfig,
@@ -156,9 +174,12 @@ def algorithm_config(args: Args) -> Any:
         "masac": algorithms.MasacConfig,
         "isac": algorithms.IsacConfig,
         "iql": algorithms.IqlConfig,
+        "qmix": algorithms.QmixConfig,
+        "vdn": algorithms.VdnConfig,
     }[args.algorithm]
     config = kind.get_from_yaml()
-    if args.algorithm in CENTRAL_CRITIC:
+    table = PRESETS[args.task]
+    if args.algorithm in CENTRAL_CRITIC and groups_hold_opponents(table.groups(), table.table()):
         config.share_param_critic = False
     if args.algorithm in ON_POLICY:
         config.entropy_coef = args.entropy_coef
@@ -215,7 +236,6 @@ def train(args: Args, folder: Path) -> dict[str, Any]:
     from torch import nn
 
     from agents.learned import PolicySpec
-    from allfives_benchmarl.env import GROUP
     from allfives_benchmarl.policy_file import NetworkSpec, save_policy
     from allfives_benchmarl.task import PRESETS, AllFivesTask
 
@@ -237,12 +257,13 @@ def train(args: Args, folder: Path) -> dict[str, Any]:
     start = time.monotonic()
     experiment.run()
     seconds = time.monotonic() - start
-    actor = actor_model(experiment, GROUP)
     env = experiment.test_env.base_env
+    group = next(g for g, seats in env.groups.items() if 0 in seats)
+    actor = actor_model(experiment, group)
     net = NetworkSpec(
         algorithm=args.algorithm,
-        group=GROUP,
-        n_agents=env.num_players,
+        group=group,
+        n_agents=len(env.groups[group]),
         obs_size=env.encoding.obs_size,
         num_actions=env.num_env_actions,
         out_key=str(actor.out_key[-1]),

@@ -25,7 +25,7 @@ from agents.registry import make_agent
 from allfives_benchmarl.agent import BenchMARLAgent
 from allfives_benchmarl.env import GROUP, AllFivesTorchEnv
 from allfives_benchmarl.policy_file import load_policy
-from allfives_benchmarl.task import AllFivesTask
+from allfives_benchmarl.task import PRESETS, AllFivesTask
 from allfives_benchmarl.train import Args, algorithm_config, main
 from allfives_env import Rules
 from allfives_env.envs.settings import EnvConfigError
@@ -50,9 +50,34 @@ def random_step(env: AllFivesTorchEnv, rng: np.random.Generator) -> Any:
     return env.step(td)["next"]
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_env_specs_hold(players: int) -> None:
-    check_env_specs(AllFivesTorchEnv(4, "pagat", num_players=players, seed=0))
+@pytest.mark.parametrize("task", sorted(PRESETS))
+def test_every_tasks_env_specs_hold(task: str) -> None:
+    """A task for every preset and player count; in partnerships a group per team."""
+    config = PRESETS[task]
+    env = AllFivesTask.__members__[task].get_task().get_env_fun(4, False, 0, "cpu")()
+    check_env_specs(env)
+    table = config.table()
+    if table.num_sides < table.num_players:
+        assert env.group_map == {
+            "team_0": ["player_0", "player_2"], "team_1": ["player_1", "player_3"]
+        }  # fmt: skip
+    else:
+        assert list(env.group_map) == [GROUP]
+
+
+def test_a_team_is_rewarded_with_its_sides_reward() -> None:
+    """In partnerships each seat's reward is its team's: the two members of a group always get
+    the same reward, the two groups opposite ones (what a mixer sums)."""
+    env = AllFivesTorchEnv(6, "pagat", num_players=4, reward="points", seed=3)
+    torch.manual_seed(0)
+    data = env.rollout(300, break_when_any_done=False)
+    team0, team1 = data["next", "team_0", "reward"], data["next", "team_1", "reward"]
+    assert torch.equal(team0[:, :, 0], team0[:, :, 1]) and torch.equal(team0, -team1)
+    assert bool(team0.abs().sum() > 0)
+    with pytest.raises(EnvConfigError, match="teams=True needs partnerships"):
+        AllFivesTorchEnv(2, "dominoes_cc", num_players=4, teams=True)
+    one = AllFivesTorchEnv(2, "pagat", num_players=4, teams=False)
+    assert list(one.group_map) == [GROUP]
 
 
 def test_masks_are_the_engines_legal_actions_and_wait_for_the_rest() -> None:
@@ -134,6 +159,9 @@ def test_a_centralised_critic_is_one_per_seat() -> None:
     for algorithm, shared in (("mappo", False), ("ippo", True), ("isac", True)):
         config = algorithm_config(Args(algorithm=algorithm))  # type: ignore[arg-type]
         assert config.share_param_critic is shared, algorithm
+    # a team's critic is shared by its members, who have one reward
+    team = algorithm_config(Args(algorithm="mappo", task="PAGAT_4P"))
+    assert team.share_param_critic is True
 
 
 @pytest.fixture(scope="module")
@@ -168,6 +196,18 @@ def test_off_policy_algorithms_train_and_play(algorithm: str, tmp_path: Path) ->
     assert agent.net.out_key == ("action_value" if algorithm == "iql" else "logits")
     result = evaluate(Rules.preset("pagat", 2), [f"benchmarl:{out}", "random"], matches=2, seed=0)
     assert result.matches == 2
+
+
+@pytest.mark.parametrize("algorithm", ["qmix", "vdn"])
+def test_mixers_train_on_teams_and_play_either_side(algorithm: str, tmp_path: Path) -> None:
+    out = tmp_path / algorithm
+    assert main(["--algorithm", algorithm, "--task", "PAGAT_4P", "--out", str(out), *SMOKE]) == 0
+    agent = make_agent(f"benchmarl:{out}")
+    assert isinstance(agent, BenchMARLAgent) and agent.net.group == "team_0"
+    assert agent.net.n_agents == 2
+    rules = Rules.preset("pagat", 4)
+    for seats in ([f"benchmarl:{out}", "random"], ["random", f"benchmarl:{out}"]):
+        assert evaluate(rules, seats, matches=2, seed=0).matches == 2
 
 
 def test_same_seed_trains_the_same_weights(trained: dict[str, Path]) -> None:
@@ -209,6 +249,8 @@ def test_bad_input_is_one_line_and_status_2(
         ["--frames", "0"],
         ["--algorithm", "dqn"],
         ["--algorithm", "qmix"],  # the group's summed reward is zero here
+        ["--algorithm", "vdn", "--task", "DOMINOES_CC_4P"],  # each for himself
+        ["--task", "PAGAT_5P"],
         ["--envs", "3", "--frames_per_batch", "512"],
         ["--out", str(trained["mappo"])],  # already holds a policy
     ):

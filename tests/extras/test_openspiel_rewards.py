@@ -38,7 +38,7 @@ class Recorder:
         return Output(self.rng.choice(legal))
 
 
-def handed(env_class: type, game_string: str, episodes: int, seed: int) -> list[tuple[float, float]]:
+def handed(env_class: type, game_string: str, episodes: int, seed: int) -> list[tuple[float, ...]]:
     """(handed, return) per seat and episode."""
     game = pyspiel.load_game(game_string)
     env = env_class(game, observation_type=rl_environment.ObservationType.OBSERVATION, seed=seed)

@@ -21,10 +21,8 @@ def test_torchrl_masked_rollout(players: int, preset: str) -> None:
     raw = allfives_env.parallel_env(rules=preset, num_players=players, episode="hand")
     env = PettingZooWrapper(env=raw, use_mask=True, seed=3)
     data = env.rollout(400, break_when_any_done=False)
-    group = data["players"] if "players" in data.keys() else data[list(env.group_map)[0]]
-    mask = group["action_mask"]
-    # every agent always has a legal action to sample
-    assert bool(mask.any(-1).all())
+    for group in env.group_map:  # every agent always has a legal action to sample
+        assert bool(data[group, "action_mask"].any(-1).all())
     assert int(data["next", "done"].sum()) >= 1
 
 
