@@ -15,6 +15,14 @@
    BenchMARL's own logs (csv) go to ``OUT/benchmarl/``. With ``--eval_matches`` the policy is
    then evaluated against ``--eval_opponent`` over duplicate deals (``OUT/report.json``).
 
+The env steps (the report's ``env_steps``) are the frames collected: each frame is the decision
+of the seat to act in one live game (forced draws and passes are taken by the engine, and
+TorchRL's collector deals a game that ended anew before its next frame), as
+:mod:`agents.training.policy_trainer` defines an env step. With ``--curve_points K`` the
+exported actor is saved at K points of ``--frames`` (at the end of the first iteration at or
+after each, :class:`agents.training.policy_trainer.Curve`: ``OUT/curve/<env steps>/``, each
+playable as ``benchmarl:OUT/curve/<env steps>``, and ``OUT/curve/index.json``).
+
 A bad flag is one line, exit status 2, before anything runs; so is an ``--out`` folder that
 another run holds (the lock of :mod:`agents.training.run_folder`) or that already holds a
 policy (``--fresh`` deletes it first).
@@ -32,6 +40,8 @@ from typing import Any, Literal
 
 from agents.training.config import ConfigError
 from agents.training.policy_trainer import (
+    Curve,
+    check_curve_points,
     parse_policy_args,
     policy_folder_kind,
     run_policy_trainer,
@@ -95,6 +105,9 @@ class Args:
     """The MLP's hidden layer widths (actor and critic)."""
     share_params: bool = True
     """One actor for every seat (else one per seat)."""
+    curve_points: int = 0
+    """Save the exported actor at this many points of --frames (0 to 1000; 0: none), into
+    --out's curve/ folder (see the top of allfives_benchmarl/train.py)."""
     eval_matches: int = 0
     """After training, evaluate the policy in this many duplicate-deal matches (0: none)."""
     eval_opponent: str = "heuristic"
@@ -135,6 +148,7 @@ class Args:
             raise ConfigError("--hidden must be one or more positive widths")
         if self.seed < 0 or self.eval_matches < 0:
             raise ConfigError("--seed and --eval_matches must be non-negative")
+        check_curve_points(self.curve_points)
         from allfives_benchmarl.task import PRESETS, check_algorithm
         from allfives_env.envs.settings import EnvConfigError
 
@@ -229,36 +243,14 @@ def actor_model(experiment: Any, group: str) -> Any:
     raise RuntimeError(f"no BenchMARL model in the policy of {group!r}")  # pragma: no cover
 
 
-def train(args: Args, folder: Path) -> dict[str, Any]:
-    """Run the experiment and write the policy folder; return what the run did."""
-    from benchmarl.experiment import Experiment
-    from benchmarl.models.mlp import MlpConfig
-    from torch import nn
-
+def export_policy(experiment: Any, args: Args, task_config: Any, folder: Path) -> None:
+    """Write the actor the experiment trains now (that of seat 0's group) to the policy folder
+    ``folder``, with what it was trained on (``args``, the task's ``task_config``)."""
     from agents.learned import PolicySpec
     from allfives_benchmarl.policy_file import NetworkSpec, save_policy
-    from allfives_benchmarl.task import PRESETS, AllFivesTask
 
-    task_config = dataclasses.replace(
-        PRESETS[args.task], reward=args.reward, action_features=args.action_features
-    )
-    task = AllFivesTask.__members__[args.task].get_task(dataclasses.asdict(task_config))
-    logs = folder / "benchmarl"
-    logs.mkdir(parents=True, exist_ok=True)
-    model = MlpConfig(num_cells=list(args.hidden), layer_class=nn.Linear, activation_class=nn.Tanh)
-    experiment = Experiment(
-        task=task,
-        algorithm_config=algorithm_config(args),
-        model_config=model,
-        critic_model_config=model,
-        seed=args.seed,
-        config=experiment_config(args, logs),
-    )
-    start = time.monotonic()
-    experiment.run()
-    seconds = time.monotonic() - start
     env = experiment.test_env.base_env
-    group = next(g for g, seats in env.groups.items() if 0 in seats)
+    group = exported_group(experiment)
     actor = actor_model(experiment, group)
     net = NetworkSpec(
         algorithm=args.algorithm,
@@ -272,7 +264,75 @@ def train(args: Args, folder: Path) -> dict[str, Any]:
         share_params=args.share_params,
     )
     save_policy(folder, PolicySpec(env.rules, task_config.action_features), net, actor)
-    return {"frames": int(experiment.total_frames), "seconds": round(seconds, 1)}
+
+
+def exported_group(experiment: Any) -> str:
+    """The group whose actor is exported: seat 0's."""
+    groups: dict[str, list[int]] = experiment.test_env.base_env.groups
+    return next(g for g, seats in groups.items() if 0 in seats)
+
+
+def curve_callback(curve: Curve, args: Args, task_config: Any) -> Any:
+    """A BenchMARL ``Callback`` that saves ``curve``'s points: at the end of each iteration's
+    update of the exported group (``on_train_end``, after the batch's frames were added to
+    ``experiment.total_frames``), when a threshold of the frames is due, it exports the actor
+    there (:func:`export_policy`). BenchMARL pickles its callbacks with the experiment's
+    config: this one pickles as this call."""
+    from benchmarl.experiment.callback import Callback
+
+    class CurveCallback(Callback):  # type: ignore[misc]
+        def on_train_end(self, training_td: Any, group: str) -> None:
+            experiment = self.experiment
+            frames = int(experiment.total_frames)
+            if group == exported_group(experiment) and curve.due(frames):
+                curve.save(
+                    frames, frames, lambda path: export_policy(experiment, args, task_config, path)
+                )
+
+        def __reduce__(self) -> tuple[Any, ...]:
+            return curve_callback, (curve, args, task_config)
+
+    return CurveCallback()
+
+
+def train(args: Args, folder: Path) -> dict[str, Any]:
+    """Run the experiment and write the policy folder; return what the run did."""
+    from benchmarl.experiment import Experiment
+    from benchmarl.models.mlp import MlpConfig
+    from torch import nn
+
+    from allfives_benchmarl.task import PRESETS, AllFivesTask
+
+    task_config = dataclasses.replace(
+        PRESETS[args.task], reward=args.reward, action_features=args.action_features
+    )
+    task = AllFivesTask.__members__[args.task].get_task(dataclasses.asdict(task_config))
+    logs = folder / "benchmarl"
+    logs.mkdir(parents=True, exist_ok=True)
+    model = MlpConfig(num_cells=list(args.hidden), layer_class=nn.Linear, activation_class=nn.Tanh)
+    curve = Curve(folder, "benchmarl", args.curve_points, args.frames)
+    experiment = Experiment(
+        task=task,
+        algorithm_config=algorithm_config(args),
+        model_config=model,
+        critic_model_config=model,
+        seed=args.seed,
+        config=experiment_config(args, logs),
+        callbacks=[curve_callback(curve, args, task_config)] if args.curve_points else [],
+    )
+    start = time.monotonic()
+    experiment.run()
+    seconds = time.monotonic() - start
+    export_policy(experiment, args, task_config, folder)
+    frames = int(experiment.total_frames)
+    return {
+        "frames": frames,
+        "env_steps": frames,
+        "imitation_samples": 0,
+        "teacher_positions": 0,
+        "curve": curve.points,
+        "seconds": round(seconds, 1),
+    }
 
 
 def _rules_of(folder: Path) -> Any:

@@ -10,6 +10,8 @@ Commands:
   play            play a match against agents in the terminal
   benchmark       agents under the benchmark protocol allfives-bench/2 (JSON, Markdown, PNG)
   leaderboard     the leaderboard section of docs/BENCHMARK.md, from benchmark results
+  sweep           train and measure baselines under the training protocol allfives-train/1
+  sweep-report    the baseline table and learning curves, from a sweep's result files
   serve           the web page: play, watch and replay games in the browser
 
 A user mistake (bad arguments, an invalid record, a missing file) prints one line on stderr and
@@ -44,6 +46,7 @@ from allfives_cli.options import (
 from allfives_cli.play import add_play_parser, run_play
 from allfives_cli.serve import add_serve_parser, run_serve
 from allfives_cli.speed import add_speed_parser, run_speed
+from allfives_cli.sweep import add_sweep_parsers, run_sweep_command, run_sweep_report
 from allfives_env.core.errors import AllFivesError
 
 DEMO_AGENTS = ("greedy", "random")
@@ -83,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_eval_parser(sub)
     add_play_parser(sub)
     add_benchmark_parsers(sub)
+    add_sweep_parsers(sub)
     add_serve_parser(sub)
     return parser
 
@@ -131,6 +135,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_leaderboard(args)
         if args.command == "serve":
             return run_serve(args)
+        if args.command == "sweep":
+            return run_sweep_command(args)
+        if args.command == "sweep-report":
+            return run_sweep_report(args)
     except (AllFivesError, AgentError) as e:
         return fail(str(e))
     except BrokenPipeError:

@@ -18,6 +18,15 @@
    With ``--eval_matches`` the policy is then evaluated against ``--eval_opponent`` over
    duplicate deals (``OUT/report.json`` holds it, and what the run did).
 
+The budget: ``--episodes``, or ``--env_steps`` (episodes until that many env steps, the episode
+in progress finished). An env step is a decision of a learner that is more than a forced move:
+OpenSpiel asks the player to act for a forced draw or pass too (a lone legal action), and each
+learner steps with it, but such a step is no env step (:func:`play_episode`;
+:mod:`agents.training.policy_trainer` defines the count every trainer reports). With
+``--curve_points K`` the average-policy networks are saved at K points of the budget
+(:class:`agents.training.policy_trainer.Curve`: ``OUT/curve/<env steps>/``, each playable as
+``openspiel-nfsp:OUT/curve/<env steps>``, and ``OUT/curve/index.json``).
+
 Seeding: ``--seed`` seeds the environment's chance, numpy's and torch's generators, and the
 networks: the same seed trains the same weights in one thread. A bad flag is one line, exit
 status 2, before anything runs; so is an ``--out`` that another run holds or that already holds
@@ -32,10 +41,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 from agents.training.config import ConfigError
 from agents.training.policy_trainer import (
+    Curve,
+    check_curve_points,
     parse_policy_args,
     policy_folder_kind,
     run_policy_trainer,
@@ -61,7 +72,15 @@ class Args:
     """What an episode is: a whole match (what ``allfives eval`` and the benchmark play) or
     one hand."""
     episodes: int = 2000
-    """Episodes (matches, or hands) to train for."""
+    """Episodes (matches, or hands) to train for (unless --env_steps is given)."""
+    env_steps: int = 0
+    """The budget in env steps instead (0: --episodes is the budget): play episodes until at
+    least this many env steps (a learner's decisions, forced draws and passes apart), the
+    episode in progress finished. Give it alone: --episodes is then refused unless left at its
+    default."""
+    curve_points: int = 0
+    """Save the average policy at this many points of the budget (0 to 1000; 0: none), into
+    --out's curve/ folder (see the top of allfives_openspiel/train.py)."""
     seed: int = 0
     """Seeds chance, numpy, torch and the networks."""
     hidden: tuple[int, ...] = (128,)
@@ -106,6 +125,11 @@ class Args:
         for name in ("episodes", "batch_size", "learn_every", "replay_capacity"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"--{name} must be a positive integer, not {getattr(self, name)}")
+        if self.env_steps < 0:
+            raise ConfigError(f"--env_steps must be non-negative, not {self.env_steps}")
+        if self.env_steps and self.episodes != Args.episodes:
+            raise ConfigError("--env_steps and --episodes are exclusive: give one budget")
+        check_curve_points(self.curve_points)
         if self.reservoir_capacity < self.batch_size:
             raise ConfigError("--reservoir_capacity must be at least --batch_size")
         if not 0 <= self.anticipatory <= 1:
@@ -170,16 +194,40 @@ def train(args: Args, folder: Path) -> dict[str, Any]:
         )
         for p in range(game.num_players())
     ]
-    start, steps = time.monotonic(), 0
-    for _ in tqdm(range(args.episodes), "NFSP", unit="episode", disable=not args.progress):
-        steps += play_episode(env, learners)
-    seconds = time.monotonic() - start
     shape = NetworkShape(
         "nfsp", args.game_string(), game.num_players(), obs_size, num_actions, args.hidden
     )
     networks = [learner._avg_network for learner in learners]
-    save_policy(folder, game.rules, shape, networks)
-    return {"episodes": args.episodes, "steps": steps, "seconds": round(seconds, 1)}
+
+    def write(path: Path) -> None:
+        save_policy(path, game.rules, shape, networks)
+
+    budget = args.env_steps or args.episodes
+    curve = Curve(folder, "openspiel-nfsp", args.curve_points, budget)
+    unit = "env step" if args.env_steps else "episode"
+    start, episodes, decisions, env_steps, progress = time.monotonic(), 0, 0, 0, 0
+    with tqdm(total=budget, desc="NFSP", unit=unit, disable=not args.progress) as bar:
+        while progress < budget:
+            played = play_episode(env, learners)
+            episodes += 1
+            decisions += played.decisions
+            env_steps += played.env_steps
+            moved = env_steps if args.env_steps else episodes
+            bar.update(moved - progress)
+            progress = moved
+            if curve.due(progress):
+                curve.save(progress, env_steps, write)
+    seconds = time.monotonic() - start
+    write(folder)
+    return {
+        "episodes": episodes,
+        "env_steps": env_steps,
+        "decisions": decisions,
+        "imitation_samples": 0,
+        "teacher_positions": 0,
+        "curve": curve.points,
+        "seconds": round(seconds, 1),
+    }
 
 
 class Learner(Protocol):
@@ -189,18 +237,33 @@ class Learner(Protocol):
     def step(self, time_step: Any) -> Any: ...
 
 
-def play_episode(env: Any, learners: Sequence[Learner]) -> int:
+class Played(NamedTuple):
+    """What one episode counted."""
+
+    decisions: int
+    """The players' steps: every time step a learner was asked to act on."""
+    env_steps: int
+    """The decisions that were more than a forced move (a lone legal draw or pass)."""
+
+
+def play_episode(env: Any, learners: Sequence[Learner]) -> Played:
     """Play one episode, as OpenSpiel's ``kuhn_nfsp``/``leduc_nfsp`` examples do: the player to
     act steps with each time step and its action is applied; at the end every learner steps
-    with the last time step. Return the number of player decisions (env steps)."""
-    step, steps = env.reset(), 0
+    with the last time step. Return its decisions and env steps (:class:`Played`).
+
+    ``env`` is an ``rl_environment.Environment`` of ``python_allfives``: its legal actions
+    are the game's env action ids, whose draw and pass are ``env.game.encoding``'s."""
+    encoding = env.game.encoding
+    forced = ([encoding.draw], [encoding.pass_])
+    step, decisions, env_steps = env.reset(), 0, 0
     while not step.last():
         player = step.observations["current_player"]
+        decisions += 1
+        env_steps += list(step.observations["legal_actions"][player]) not in forced
         step = env.step([learners[player].step(step).action])
-        steps += 1
     for learner in learners:
         learner.step(step)
-    return steps
+    return Played(decisions, env_steps)
 
 
 def _rules_of(folder: Path) -> Any:

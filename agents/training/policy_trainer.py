@@ -9,6 +9,15 @@ trainer's, trains, evaluates the policy against
 ``--eval_opponent`` over duplicate deals when ``--eval_matches`` asks, and writes
 ``report.json`` (the flags, what the run did, the evaluation) whole. A bad flag or a refused
 folder is one line, exit status 2 (through :func:`agents.training.entry.run_command`).
+
+**Env steps**, as every trainer of the project counts them: one decision of the policy being
+trained, in whichever seat it plays: a turn at which its legal actions are more than a lone draw
+or a lone pass (a forced draw or pass is no env step, whether the framework asks the policy for
+it or the engine takes it). Each trainer reports ``env_steps`` so.
+
+**Curve snapshots** (:class:`Curve`, ``--curve_points K``): the policy being trained, saved as
+it stands at K points of the budget into ``OUT/curve/<env steps, 12 digits>/`` (a policy folder
+that the trainer's agent kind plays), listed in ``OUT/curve/index.json``.
 """
 
 from __future__ import annotations
@@ -82,18 +91,89 @@ def check_opponent(args: PolicyArgs) -> None:
 
 def policy_folder_kind(prog: str, weights_file: str, folders: tuple[str, ...] = ()) -> FolderKind:
     """What the policy folder of the trainer ``prog`` holds: its marker, the policy's two
-    files (``allfives.json`` and ``weights_file``), ``report.json`` and its own ``folders``
-    (logs). A folder of an earlier version (no marker) is recognised by the policy's files."""
+    files (``allfives.json`` and ``weights_file``), ``report.json``, the curve snapshots
+    (:data:`CURVE`) and its own ``folders`` (logs). A folder of an earlier version (no marker)
+    is recognised by the policy's files."""
     from agents.learned import META_FILE
 
     policy = (META_FILE, weights_file)
     return FolderKind(
         made_by=prog,
         files=(MARKER, *policy, "report.json", "*.tmp"),
-        folders=folders,
+        folders=(CURVE, *folders),
         legacy_files=policy,
         option="--out",
     )
+
+
+CURVE = "curve"
+"""The folder of a policy folder that holds the curve snapshots (:class:`Curve`)."""
+MAX_CURVE_POINTS = 1000
+"""The most ``--curve_points`` a run may ask for."""
+
+
+def check_curve_points(points: int) -> None:
+    """Refuse a ``--curve_points`` outside 0 to :data:`MAX_CURVE_POINTS`.
+
+    Raises:
+        ConfigError: naming the flag.
+    """
+    if not 0 <= points <= MAX_CURVE_POINTS:
+        raise ConfigError(f"--curve_points must be in 0..{MAX_CURVE_POINTS}, not {points}")
+
+
+class Curve:
+    """The curve snapshots of a run: the policy being trained, saved at ``points`` points of
+    its ``budget``, into ``FOLDER/curve/<env steps, 12 digits zero-padded>/``.
+
+    The trainer measures its progress in the budget's unit (env steps, or episodes), and calls
+    :meth:`due` at each moment it can save (an episode's or an iteration's end); when it is
+    due, :meth:`save` writes the policy there. Threshold ``k`` (1 to ``points``) is
+    ``budget·k/points``: the first such moment at or after it saves one point, which serves
+    every threshold it reached (so a run whose moments are coarser than ``budget/points`` has
+    fewer points). The progress of the run's end is at least ``budget``, so its last point is
+    the final policy. After each point ``curve/index.json`` is written whole:
+    ``{"points": [{"env_steps": N, "agent": "KIND:curve/<N>"}, ...]}``, the agent specs'
+    paths relative to ``FOLDER``, the env steps increasing. With ``points == 0`` nothing is
+    ever due and nothing is written.
+    """
+
+    def __init__(self, folder: Path, kind: str, points: int, budget: int) -> None:
+        """``folder``: the policy folder; ``kind``: the agent kind that plays a snapshot;
+        ``points``: K (checked by :func:`check_curve_points`); ``budget``: B, positive."""
+        self.folder = folder / CURVE
+        self.kind = kind
+        self.wanted = points
+        self.budget = budget
+        self.reached = 0
+        """The thresholds reached so far (``k`` of the last one)."""
+        self.points: list[dict[str, Any]] = []
+        """``index.json``'s points so far."""
+
+    def due(self, progress: int) -> bool:
+        """Whether ``progress`` (in the budget's unit) reaches a threshold not yet saved."""
+        return self.reached < self.wanted and progress * self.wanted >= self.budget * (
+            self.reached + 1
+        )
+
+    def save(self, progress: int, env_steps: int, write: Callable[[Path], None]) -> None:
+        """Save the point of ``env_steps`` (the run's env steps now, at ``progress``): call
+        ``write`` with its folder (which writes the policy folder there), then rewrite
+        ``index.json`` whole.
+
+        Raises:
+            OSError: if a file cannot be written.
+        """
+        name = f"{env_steps:012d}"
+        write(self.folder / name)
+        self.reached = min(self.wanted, progress * self.wanted // self.budget)
+        point = {"env_steps": env_steps, "agent": f"{self.kind}:{CURVE}/{name}"}
+        if self.points and self.points[-1]["env_steps"] == env_steps:
+            self.points[-1] = point  # no env step since: the same point, saved anew
+        else:
+            self.points.append(point)
+        index = json.dumps({"points": self.points}, indent=1).encode("utf-8")
+        replace_whole(self.folder / "index.json", index)
 
 
 def run_policy_trainer(

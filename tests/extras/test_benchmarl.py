@@ -180,7 +180,7 @@ def test_mappo_and_ippo_train_and_play_as_agents(trained: dict[str, Path]) -> No
     rules = Rules.preset("pagat", 2)
     for name in ("mappo", "ippo"):
         report = json.loads((trained[name] / "report.json").read_text(encoding="utf-8"))
-        assert report["frames"] == 1024
+        assert report["frames"] == report["env_steps"] == 1024 and report["curve"] == []
         agent = make_agent(f"benchmarl:{trained[name]}")
         assert isinstance(agent, BenchMARLAgent) and agent.net.algorithm == name
         result = evaluate(rules, [f"benchmarl:{trained[name]}", "random"], matches=4, seed=0)

@@ -62,7 +62,8 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 def test_nfsp_trains_and_plays_as_an_agent(trained: dict[str, Path]) -> None:
     report = json.loads((trained["a"] / "report.json").read_text(encoding="utf-8"))
-    assert report["episodes"] == 3 and report["steps"] > 100
+    assert report["episodes"] == 3 and report["decisions"] >= report["env_steps"] > 100
+    assert report["curve"] == [] and not (trained["a"] / "curve").exists()
     agent = make_agent(f"openspiel-nfsp:{trained['a']}")
     assert isinstance(agent, NFSPAgent)
     rules = Rules.preset("pagat", 2)

@@ -1,0 +1,172 @@
+"""The baseline table and learning curves, drawn from a sweep's result files alone.
+
+:func:`rows` groups run results by protocol, setting, tier, track and recipe (one row each: no
+row mixes tracks or tiers), and refuses a row that mixes recipes' commands or lacks the seeds
+the protocol asks for. :func:`markdown` gives, per table, each row's mean win rate over seeds
+with a bootstrap interval over seeds (:mod:`agents.benchmark.over_seeds`), the IQM, and each
+seed's win rate with its match-level Wilson interval, beside the samples, wall time and the
+command that re-runs the row. :func:`plot_curves` draws every row's learning curve (the mean
+over seeds, and the band from the lowest to the highest seed) against env steps.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agents.benchmark.over_seeds import over_seeds
+from agents.benchmark.sweep import SweepError
+from agents.benchmark.training import TRAINING_PROTOCOLS
+
+Key = tuple[str, str, str, str]
+"""(protocol, setting, tier, track): one table."""
+
+
+def rows(results: Sequence[dict[str, Any]]) -> dict[Key, dict[str, list[dict[str, Any]]]]:
+    """The tables: each a dict of recipe → its runs (sorted by seed).
+
+    Raises:
+        SweepError: for a run given twice (same table, recipe and seed), a row whose runs do
+            not share one command (apart from the seed and the folder), a row with fewer
+            seeds than its protocol asks, or a result of an unknown protocol.
+    """
+    tables: dict[Key, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    for r in results:
+        if r["protocol"] not in TRAINING_PROTOCOLS:
+            raise SweepError(f"a result of the unknown training protocol {r['protocol']!r}")
+        key = (r["protocol"], r["setting"], r["tier"], r["track"])
+        runs = tables[key][r["recipe"]]
+        if any(x["seed"] == r["seed"] for x in runs):
+            raise SweepError(f"{r['recipe']} {'/'.join(key)} seed {r['seed']} is given twice")
+        runs.append(r)
+    for key, table in tables.items():
+        need = TRAINING_PROTOCOLS[key[0]].min_seeds
+        for name, runs in table.items():
+            runs.sort(key=lambda x: x["seed"])
+            if len(runs) < need:
+                raise SweepError(
+                    f"{name} in {'/'.join(key)} has {len(runs)} seed(s); {key[0]} asks for "
+                    f"{need}: finish the sweep first"
+                )
+            shapes = {_shape(x["command"]) for x in runs}
+            if len(shapes) > 1:
+                raise SweepError(f"{name} in {'/'.join(key)}: its runs ran different commands")
+    return {k: dict(v) for k, v in sorted(tables.items())}
+
+
+def _shape(command: Sequence[str]) -> str:
+    """A command without its seed and its folders, to compare a row's runs."""
+    out, skip = [], False
+    for arg in command:
+        if skip:
+            skip = False
+            continue
+        if arg in ("--seed", "--out", "--runs", "--name"):
+            skip = True
+            continue
+        out.append(arg)
+    return shlex.join(out)
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def rerun_command(key: Key, recipe: str, runs: Sequence[dict[str, Any]], out: str) -> str:
+    """The command that runs the row again."""
+    protocol, setting, tier, track = key
+    seeds = " ".join(str(r["seed"]) for r in runs)
+    return (
+        f"allfives sweep --protocol {protocol} --recipes {recipe} --settings {setting} "
+        f"--tiers {tier} --tracks {track} --seeds {seeds} --out {out}"
+    )
+
+
+def markdown(results: Sequence[dict[str, Any]], out: str = "sweeps") -> str:
+    """The tables of ``results`` in Markdown (see the module docstring)."""
+    parts = []
+    for key, table in rows(results).items():
+        protocol, setting, tier, track = key
+        opponents = TRAINING_PROTOCOLS[protocol].test_opponents
+        parts.append(f"### {setting}, {tier} tier, {track.replace('_', ' ')} ({protocol})\n")
+        head = " | ".join(f"v {o}: mean [95% CI over seeds]" for o in opponents)
+        parts.append(
+            f"| row | framework | seeds | env steps + imitation | wall (mean) | {head} | "
+            f"per seed v {opponents[-1]} (Wilson 95%) |"
+        )
+        parts.append("|" + "---|" * (6 + len(opponents)))
+        commands = []
+        for name, runs in sorted(table.items()):
+            first = runs[0]
+            cells = []
+            for o in opponents:
+                s = over_seeds([r["test"][o]["win_rate"] for r in runs])
+                cells.append(f"{_pct(s.mean)} [{_pct(s.mean_ci[0])}, {_pct(s.mean_ci[1])}]")
+            per_seed = ", ".join(
+                f"{r['seed']}: {_pct(r['test'][opponents[-1]]['win_rate'])} "
+                f"[{_pct(r['test'][opponents[-1]]['win_rate_ci'][0])}, "
+                f"{_pct(r['test'][opponents[-1]]['win_rate_ci'][1])}]"
+                for r in runs
+            )
+            steps = sum(r["env_steps"] for r in runs) / len(runs)
+            imitation = sum(r["imitation_samples"] for r in runs) / len(runs)
+            wall = sum(r["wall_seconds"] for r in runs) / len(runs)
+            framework = f"{first['framework']} {first.get('framework_version') or ''}".strip()
+            parts.append(
+                f"| {first['label']} | {framework} | {len(runs)} | {steps:,.0f} + "
+                f"{imitation:,.0f} | {wall / 60:.1f} min | {' | '.join(cells)} | {per_seed} |"
+            )
+            commands.append(f"- {first['label']}: `{rerun_command(key, name, runs, out)}`")
+        parts.append("")
+        parts.extend(commands)
+        parts.append("")
+    return "\n".join(parts)
+
+
+def plot_curves(results: Sequence[dict[str, Any]], folder: Path) -> list[Path]:
+    """One PNG per table (``folder/SETTING_TIER_TRACK.png``): each row's curve against each
+    curve opponent, the mean over seeds and the band between its lowest and highest seed.
+    Returns the files written (each replaced whole)."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from agents.files import replace_whole
+
+    written = []
+    for key, table in rows(results).items():
+        protocol, setting, tier, track = key
+        opponents = TRAINING_PROTOCOLS[protocol].test_opponents
+        fig, axes = plt.subplots(1, len(opponents), figsize=(5 * len(opponents), 3.6))
+        for ax, o in zip(np.atleast_1d(axes), opponents, strict=True):
+            for _name, runs in sorted(table.items()):
+                n = min(len(r["curve"]) for r in runs)
+                x = np.mean([[p["env_steps"] for p in r["curve"][:n]] for r in runs], axis=0)
+                y = np.array([[p["results"][o]["win_rate"] for p in r["curve"][:n]] for r in runs])
+                (line,) = ax.plot(x, y.mean(axis=0), marker=".", label=runs[0]["label"])
+                ax.fill_between(x, y.min(axis=0), y.max(axis=0), alpha=0.2, color=line.get_color())
+            ax.set_title(f"v {o}")
+            ax.set_xlabel("env steps")
+            ax.set_ylabel("win rate (validation deals)")
+            ax.set_ylim(0, 1)
+            ax.grid(alpha=0.3)
+        np.atleast_1d(axes)[0].legend(fontsize=8)
+        fig.suptitle(
+            f"{setting}, {tier} tier, {track.replace('_', ' ')}: mean and range over seeds"
+        )
+        fig.tight_layout()
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=90)
+        plt.close(fig)
+        path = folder / f"{setting}_{tier}_{track}.png"
+        folder.mkdir(parents=True, exist_ok=True)
+        replace_whole(path, buffer.getvalue())
+        written.append(path)
+    return written

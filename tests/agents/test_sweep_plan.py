@@ -1,0 +1,162 @@
+"""The training protocol's sweep, without training: its plan, its checks, the aggregation over
+seeds and the table drawn from result files."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agents.benchmark.over_seeds import over_seeds
+from agents.benchmark.recipes import RECIPES
+from agents.benchmark.sweep import FORMAT, SweepError, plan, read_result
+from agents.benchmark.sweep_report import markdown, rows
+from agents.benchmark.training import TRAIN_V1, TRAINING_PROTOCOLS, TrainingProtocol
+from allfives_cli import main
+
+
+def test_the_plan_is_every_combination_in_its_own_folder(tmp_path: Path) -> None:
+    planned = plan(
+        TRAIN_V1, ["trainpy-ppo", "benchmarl-mappo"], ["pagat-2p", "five_up-2p"],
+        ["tabula_rasa"], ["2M"], [0, 1, 2], tmp_path,
+    )  # fmt: skip
+    assert len(planned) == 2 * 2 * 3
+    folders = {p.run.folder for p in planned}
+    assert len(folders) == len(planned)
+    one = planned[0]
+    assert one.run.folder == tmp_path / "pagat-2p" / "2M" / "tabula_rasa" / "trainpy-ppo" / "seed0"
+    argv = one.recipe.command(one.run)
+    assert "--imitation_samples" in argv and argv[argv.index("--imitation_samples") + 1] == "0"
+    steps = int(argv[argv.index("--total_timesteps") + 1])
+    assert steps <= 2_000_000 and steps % 16_384 == 0  # whole rollouts, never past the tier
+
+
+def test_an_open_run_counts_its_imitation_in_the_tier(tmp_path: Path) -> None:
+    (p,) = plan(TRAIN_V1, ["trainpy-ppo"], ["pagat-2p"], ["open"], ["2M"], [0], tmp_path,
+                check_seeds=False)  # fmt: skip
+    argv = p.recipe.command(p.run)
+    warm = int(argv[argv.index("--imitation_samples") + 1])
+    ppo = int(argv[argv.index("--total_timesteps") + 1])
+    assert warm > 0 and warm + ppo <= 2_000_000
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"recipes": ["dqn"]}, "unknown recipe 'dqn'"),
+        ({"settings": ["pagat-9p"]}, "unknown setting"),
+        ({"tracks": ["closed"]}, "unknown track"),
+        ({"tiers": ["1B"]}, "unknown tier"),
+        ({"seeds": [0, 1]}, "at least 3 seeds"),
+        ({"seeds": [0, 1, 1]}, "a seed twice"),
+        ({"recipes": ["openspiel-nfsp"], "tiers": ["10M"]}, "2M tier at most"),
+        ({"recipes": ["benchmarl-mappo"], "tracks": ["open"]}, "tabula_rasa"),
+        ({"recipes": ["benchmarl-qmix"]}, "partnership"),
+    ],
+)
+def test_a_sweep_that_cannot_run_is_refused_before_anything_runs(
+    kwargs: dict[str, Any], message: str, tmp_path: Path
+) -> None:
+    args: dict[str, Any] = {
+        "recipes": ["trainpy-ppo"], "settings": ["pagat-2p"], "tracks": ["tabula_rasa"],
+        "tiers": ["2M"], "seeds": [0, 1, 2],
+    } | kwargs  # fmt: skip
+    with pytest.raises(SweepError, match=message):
+        plan(TRAIN_V1, out=tmp_path, **args)
+    assert not any(tmp_path.iterdir())
+
+
+def test_the_command_line_refuses_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for argv in (
+        ["sweep", "--recipes", "nope", "--out", str(tmp_path)],
+        ["sweep", "--recipes", "trainpy-ppo", "--seeds", "0", "--out", str(tmp_path)],
+        ["sweep", "--out", str(tmp_path)],
+        ["sweep-report", str(tmp_path / "missing")],
+        ["sweep-report", str(tmp_path)],  # no result in it
+    ):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and err.startswith("allfives: error:"), err
+    assert not any(tmp_path.iterdir())
+
+
+def test_validation_deals_are_not_test_deals() -> None:
+    s = TRAIN_V1.setting("pagat-2p")
+    for o in TRAIN_V1.test_opponents:
+        valid = {TRAIN_V1.validation_seed(s, o, i) for i in range(TRAIN_V1.curve_points)}
+        assert TRAIN_V1.test_seed(s, o) not in valid and len(valid) == TRAIN_V1.curve_points
+
+
+def test_the_interval_over_seeds_is_rlibles_bootstrap() -> None:
+    s = over_seeds([0.40, 0.55, 0.50, 0.45, 0.60])
+    assert s.mean == pytest.approx(0.5) and s.runs == 5
+    assert s.mean_ci[0] < s.mean < s.mean_ci[1]
+    assert s.mean_ci[0] >= 0.40 and s.mean_ci[1] <= 0.60
+    assert s.iqm == pytest.approx(0.5)  # the middle three
+    assert over_seeds([0.40, 0.55, 0.50, 0.45, 0.60]) == s  # seeded: the same interval
+    assert over_seeds([0.3]).mean_ci == (0.3, 0.3)
+    with pytest.raises(ValueError):
+        over_seeds([])
+
+
+def fake_result(recipe: str, seed: int, rate: float, **extra: Any) -> dict[str, Any]:
+    point = {"matches": 50, "win_rate": rate, "win_rate_ci": [rate - 0.1, rate + 0.1],
+             "points_per_hand": 1.0}  # fmt: skip
+    result = {
+        "format": FORMAT, "protocol": TRAIN_V1.name, "setting": "pagat-2p", "tier": "2M",
+        "track": "tabula_rasa", "recipe": recipe, "label": RECIPES[recipe].label,
+        "framework": "x", "framework_version": "1", "seed": seed,
+        "command": ["train.py", "--seed", str(seed), "--runs", f"r{seed}", "--lr", "1"],
+        "env_steps": 1_998_848, "imitation_samples": 0, "wall_seconds": 60.0,
+        "curve": [{"env_steps": 1000 * i, "results": {o: point for o in TRAIN_V1.test_opponents}}
+                  for i in (1, 2)],
+        "test": {o: point for o in TRAIN_V1.test_opponents},
+    }  # fmt: skip
+    return result | extra
+
+
+def test_the_table_gives_each_row_its_seeds_and_their_interval() -> None:
+    results = [fake_result("trainpy-ppo", s, r) for s, r in ((0, 0.4), (1, 0.5), (2, 0.6))]
+    text = markdown(results)
+    assert "| train.py PPO | x 1 | 3 | 1,998,848 + 0 | 1.0 min |" in text
+    assert "50.0% [" in text and "0: 40.0% [30.0%, 50.0%]" in text
+    assert "--seeds 0 1 2" in text
+
+
+def test_a_row_short_of_seeds_mixing_commands_or_twice_is_refused() -> None:
+    three = [fake_result("trainpy-ppo", s, 0.5) for s in range(3)]
+    with pytest.raises(SweepError, match="asks for 3"):
+        rows(three[:2])
+    with pytest.raises(SweepError, match="twice"):
+        rows([*three, copy.deepcopy(three[0])])
+    odd = copy.deepcopy(three)
+    odd[2]["command"][-1] = "2"
+    with pytest.raises(SweepError, match="different commands"):
+        rows(odd)
+    # a track or tier is never mixed into another's row
+    other = [fake_result("trainpy-ppo", s, 0.5, track="open") for s in range(3)]
+    assert len(rows(three + other)) == 2
+
+
+def test_a_result_file_is_read_strictly(tmp_path: Path) -> None:
+    good = tmp_path / "result.json"
+    good.write_text(json.dumps(fake_result("trainpy-ppo", 0, 0.5)))
+    assert read_result(good)["seed"] == 0
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "x", "format": "y"}')
+    with pytest.raises(SweepError, match="cannot read"):
+        read_result(bad)
+    bad.write_text(json.dumps({"format": FORMAT}))
+    with pytest.raises(SweepError, match="has no"):
+        read_result(bad)
+
+
+def test_protocols_are_named_and_reduced_one_is_for_tests() -> None:
+    assert set(TRAINING_PROTOCOLS) == {"allfives-train/1", "allfives-train/1-reduced"}
+    assert all(isinstance(p, TrainingProtocol) for p in TRAINING_PROTOCOLS.values())
+    assert TRAIN_V1.min_seeds >= 3 and TRAIN_V1.curve_points >= 10
