@@ -18,6 +18,11 @@ the reward model (``rewards=step`` or ``rewards=terminal``) and the episode (one
 whole match). What a player is handed on its first time step (what was scored before it first
 acted) is part of its return, but no action of its led to it: OpenSpiel's agents add no
 transition for it, as they should.
+
+**Its chance follows its seed.** OpenSpiel's ``Environment(game, seed=…)`` takes ``seed`` as a
+game setting, which it ignores for a game object: its chance sampler is then seeded from fresh
+entropy, and the same seed deals other games in every process. :class:`SeatRewardEnvironment`
+takes ``seed`` itself and seeds the sampler with it.
 """
 
 from __future__ import annotations
@@ -31,8 +36,11 @@ class SeatRewardEnvironment(rl_environment.Environment):  # type: ignore[misc]
     """``rl_environment.Environment`` whose time steps carry each seat's rewards since its last
     turn (see the module docstring); every other behaviour is OpenSpiel's."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, game: Any, *, seed: int | None, **kwargs: Any) -> None:
+        """OpenSpiel's environment of ``game`` (the keyword arguments are its own), its chance
+        sampled by a generator seeded with ``seed`` (``None``: fresh entropy)."""
+        sampler = rl_environment.ChanceEventSampler(seed=seed)
+        super().__init__(game, chance_event_sampler=sampler, **kwargs)
         self._pending = [0.0] * self.num_players
 
     def reset(self) -> rl_environment.TimeStep:

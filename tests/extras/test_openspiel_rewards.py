@@ -41,7 +41,12 @@ class Recorder:
 def handed(env_class: type, game_string: str, episodes: int, seed: int) -> list[tuple[float, ...]]:
     """(handed, return) per seat and episode."""
     game = pyspiel.load_game(game_string)
-    env = env_class(game, observation_type=rl_environment.ObservationType.OBSERVATION, seed=seed)
+    sampler = rl_environment.ChanceEventSampler(seed=seed)
+    obs = rl_environment.ObservationType.OBSERVATION
+    if env_class is SeatRewardEnvironment:
+        env = env_class(game, observation_type=obs, seed=seed)
+    else:
+        env = env_class(game, observation_type=obs, chance_event_sampler=sampler)
     rng = random.Random(seed)
     out = []
     for _ in range(episodes):
@@ -76,3 +81,29 @@ def test_openspiels_own_environment_loses_a_seats_own_scoring() -> None:
     game_string = "python_allfives(preset=pagat,players=2,episode=hand)"
     plain = handed(rl_environment.Environment, game_string, 20, seed=7)
     assert any(abs(got - want) > 1 for got, want in plain)
+
+
+def test_the_environments_chance_follows_its_seed() -> None:
+    """OpenSpiel's ``Environment(game, seed=...)`` ignores the seed (a game setting, unused for
+    a game object); ours seeds its chance with it, in any process."""
+    import subprocess
+    import sys
+
+    code = (
+        "import pyspiel, allfives_openspiel, random\n"
+        "from allfives_openspiel.seat_rewards import SeatRewardEnvironment\n"
+        "from allfives_openspiel.train import play_episode\n"
+        "from test_openspiel_rewards import Recorder\n"
+        "g = pyspiel.load_game('python_allfives(preset=pagat,players=2,episode=hand)')\n"
+        "env = SeatRewardEnvironment(g, seed=11)\n"
+        "rng = random.Random(0)\n"
+        "print([play_episode(env, [Recorder(p, rng) for p in range(2)]) for _ in range(5)])\n"
+    )
+    here = str(__import__("pathlib").Path(__file__).parent)
+    runs = {
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=here
+        ).stdout
+        for _ in range(2)
+    }
+    assert len(runs) == 1
