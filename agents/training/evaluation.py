@@ -1,6 +1,6 @@
 """Evaluation during and after training: the duplicate-deal evaluator on checkpoints, the best
-so far kept as ``best.zip``, its final choice and evaluation, TensorBoard scalars, the report
-and the learning curve.
+so far kept as ``best.zip``, its final choice and evaluation, TensorBoard scalars, the policies
+kept for a learning curve (``curve/``), the report and the learning curve's plot.
 """
 
 from __future__ import annotations
@@ -74,6 +74,57 @@ def evaluate_now(learner: Learner, label: str, writer: Any) -> None:
     run.timing["eval"] += time.perf_counter() - t0
 
 
+def curve_reached(steps: int, total: int, points: int) -> int:
+    """How many of the learning curve's thresholds ``steps`` PPO steps have reached: the k of
+    1..``points`` with ⌈``total``·k/``points``⌉ ≤ ``steps`` (0 when ``points`` or ``total`` is
+    0). The k-th point is saved at the first update that reaches k thresholds, so an update
+    that crosses several saves one point (at its end) and a resumed run computes the next
+    threshold from its own step; the last is reached when ``steps`` reaches ``total``."""
+    if points <= 0 or total <= 0:
+        return 0
+    return min(points, steps * points // total)
+
+
+def curve_due(before: int, after: int, total: int, points: int) -> bool:
+    """Whether the update that took PPO from ``before`` to ``after`` steps crossed one of the
+    learning curve's thresholds (:func:`curve_reached`)."""
+    return curve_reached(after, total, points) > curve_reached(before, total, points)
+
+
+def save_curve_point(learner: Learner) -> None:
+    """Keep the policy being trained as the learning curve's point at the current PPO step:
+    ``curve/<steps, 12 digits>.zip`` (a checkpoint like ``latest.zip``, playable by its path),
+    then ``curve/index.json`` (``{"points": [{"env_steps", "agent"}, ...]}``, ``agent`` the
+    path relative to the run folder), each written whole. A point already at this step or
+    beyond (left by a session stopped before its resume point) is replaced."""
+    from agents.learned import write_checkpoint
+
+    run = learner.run
+    path = run.curve_file_of(run.step)
+    run.curve_dir.mkdir(parents=True, exist_ok=True)
+    write_checkpoint(path, run.spec(), learner.net.to_numpy(), value_file(learner))
+    point = {"env_steps": run.step, "agent": path.relative_to(run.dir).as_posix()}
+    run.curve = [p for p in run.curve if p["env_steps"] < run.step] + [point]
+    index = json.dumps({"points": run.curve}, indent=1) + "\n"
+    replace_whole(run.curve_index, index.encode("utf-8"))
+
+
+def teacher_positions(cfg: Config, imitated: int) -> int:
+    """The positions a search teacher labelled in the first ``imitated`` steps of the warm
+    start: every one of them (the teacher is asked about each position, whether or not its
+    move is played) when it is a value search (``search``, ``batchsearch``: its values with
+    ``imitation_targets: values``, or its choice), else 0 (an agent's choice, such as the
+    heuristic's, is no search)."""
+    if imitated <= 0:
+        return 0
+    if cfg.imitation_targets == "values":
+        return imitated
+    from agents.registry import make_agent
+    from agents.search import ValueSearch
+
+    return imitated if isinstance(make_agent(cfg.imitation_teacher), ValueSearch) else 0
+
+
 def log(
     writer: Any, run: Run, info: dict[str, float], stats: dict[str, float], step: int, phase: str
 ) -> None:
@@ -116,7 +167,15 @@ def choose_best(cfg: Config, run: Run) -> dict[str, Any]:
 
 
 def finish(cfg: Config, run: Run) -> dict[str, Any]:
-    """The choice of ``best.zip``, its final evaluation, the report and the learning curve."""
+    """The choice of ``best.zip``, its final evaluation, the report and the learning curve.
+
+    The report says the run's budget: ``env_steps``, the PPO steps taken (the learner's own
+    decisions, ``num_envs`` × ``num_steps`` a rollout, each one step of the batched engine at
+    the learner's turn; the opponents' moves are not counted, nor, with ``forced_actions:
+    auto``, the learner's forced draws and passes, taken for it; with ``explicit`` they are
+    its steps); ``imitation_samples``, the warm start's steps taken (counted alike, not env
+    steps of PPO); ``teacher_positions`` (:func:`teacher_positions`); and ``curve``, the
+    points of ``curve/index.json`` (empty without ``curve_points``)."""
     t0 = time.perf_counter()
     selection = choose_best(cfg, run)
     final: dict[str, Any] = {}
@@ -132,6 +191,10 @@ def finish(cfg: Config, run: Run) -> dict[str, Any]:
     report = {
         "config": dataclasses.asdict(cfg),
         "steps": {"imitation": run.imitated, "ppo": run.step},
+        "env_steps": run.step,
+        "imitation_samples": run.imitated,
+        "teacher_positions": teacher_positions(cfg, run.imitated),
+        "curve": run.curve,
         "history": run.history,
         "best_score": run.best_score,
         "selection": selection,

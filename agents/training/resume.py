@@ -48,6 +48,7 @@ def save_resume_point(learner: Learner) -> None:
         "best_score": run.best_score,
         "next_snapshot": run.next_snapshot,
         "next_eval": run.next_eval,
+        "curve": run.curve,
         "timing": run.timing,
         "seconds": run.seconds,
         "pool": [p.to_npz() for p in learner.pool.snapshots],
@@ -94,6 +95,7 @@ def restore(learner: Learner, saved: dict[str, Any]) -> None:
     run.best_score = saved["best_score"]
     run.next_snapshot = saved["next_snapshot"]
     run.next_eval = saved["next_eval"]
+    run.curve = list(saved.get("curve", []))  # (an earlier version's resume point: none)
     run.timing = saved["timing"]
     run.seconds = saved["seconds"]
     random.setstate(saved["rng"]["python"])

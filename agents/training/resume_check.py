@@ -35,7 +35,11 @@ STATE_KEYS: dict[str, type] = {
     "next_snapshot": int, "next_eval": int, "timing": dict, "seconds": float, "pool": list,
     "table": bytes, "rng": dict,
 }  # fmt: skip
-"""What ``state.pkl`` holds, and of which type (``teacher_rng`` besides, of no fixed type)."""
+"""What ``state.pkl`` holds, and of which type (``teacher_rng`` besides, of no fixed type;
+``curve`` where a version that keeps one saved it: :func:`check_curve`)."""
+ADDED: dict[str, Any] = {"curve_points": 0}
+"""Fields this version's config has and an earlier version's saved config lacks, each with the
+value its runs trained with (a run of that version goes on with it)."""
 
 
 def read_state(run: Run) -> dict[str, Any]:
@@ -60,7 +64,26 @@ def read_state(run: Run) -> dict[str, Any]:
             raise damaged(run.state_file, f"no {key!r} of type {kind.__name__}")
     if "teacher_rng" not in saved:
         raise damaged(run.state_file, "no 'teacher_rng'")
+    check_curve(run, saved.get("curve", []))
     return saved
+
+
+def check_curve(run: Run, curve: object) -> None:
+    """Check the learning curve's points that ``state.pkl`` holds (``[]`` where it holds none:
+    a resume point of an earlier version): a list of ``{"env_steps": int, "agent": str}``.
+
+    Raises:
+        ConfigError: if they are damaged.
+    """
+    fine = isinstance(curve, list) and all(
+        isinstance(p, dict)
+        and set(p) == {"env_steps", "agent"}
+        and type(p["env_steps"]) is int
+        and isinstance(p["agent"], str)
+        for p in curve
+    )
+    if not fine:
+        raise damaged(run.state_file, "its 'curve' is not a list of points")
 
 
 def check_config_file(run: Run, saved: dict[str, Any], now: dict[str, Any]) -> None:
@@ -97,9 +120,10 @@ def load_resume_point(run: Run, cfg: Config) -> dict[str, Any] | None:
     Raises:
         ConfigError: if the run was started with another config (bar
             :data:`~agents.training.run_folder.MAY_CHANGE`: a larger ``total_timesteps``, the
-            process counts), its ``config.yaml`` was edited, or ``state.pkl`` or
-            ``resume.zip`` is missing or damaged; each message names the file and the way out
-            (``--fresh``, or another ``--name``).
+            process counts; a field its version lacked counts at its :data:`ADDED` value),
+            its ``config.yaml`` was edited, or ``state.pkl`` or ``resume.zip`` is missing or
+            damaged; each message names the file and the way out (``--fresh``, or another
+            ``--name``).
     """
     now = dataclasses.asdict(cfg)
     if not run.state_file.exists():
@@ -115,7 +139,7 @@ def load_resume_point(run: Run, cfg: Config) -> dict[str, Any] | None:
     check_config_file(run, saved, now)
     if not run.resume_file.is_file():
         raise ConfigError(f"{run.resume_file} is missing; {WAY_OUT}")
-    check_same_config(run.dir, saved["config"], now)
+    check_same_config(run.dir, ADDED | saved["config"], now)
     steps = saved["num_timesteps"]
     # a run ends a little past its total (whole rollouts): that is not a shorter total
     total = saved["config"].get("total_timesteps", steps)

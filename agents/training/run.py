@@ -23,6 +23,12 @@ class Run:
         self.resume_file = self.dir / "resume.zip"
         self.report_file = self.dir / "report.json"
         self.curve_file = self.dir / "learning_curve.png"
+        self.curve_dir = self.dir / "curve"
+        """The policies kept for a learning curve (``curve_points``) and their index."""
+        self.curve_index = self.curve_dir / "index.json"
+        self.curve: list[dict[str, Any]] = []
+        """The points of ``curve/index.json`` so far: ``{"env_steps", "agent"}`` each (the
+        checkpoint's path relative to the run folder), in order of steps."""
         self.history: list[dict[str, Any]] = []
         self.best_score = -1.0
         self.step = 0  # learner steps of PPO
@@ -43,6 +49,10 @@ class Run:
         """The files of the rollouts the warm start's first ``imitated`` steps played."""
         per_rollout = self.cfg.num_envs * self.cfg.num_steps
         return [self.kept_file(i) for i in range(imitated // per_rollout)]
+
+    def curve_file_of(self, steps: int) -> Path:
+        """The curve's checkpoint at ``steps`` PPO steps: ``curve/<steps, 12 digits>.zip``."""
+        return self.curve_dir / f"{steps:012d}.zip"
 
     def spec(self) -> Any:
         from agents.learned import PolicySpec

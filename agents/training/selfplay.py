@@ -11,8 +11,9 @@
    position it met.
 5. PPO — :meth:`~agents.training.learner.Learner.collect` a rollout,
    :meth:`~agents.training.learner.Learner.update`; snapshots into the pool; periodic
-   evaluation (:mod:`agents.training.evaluation`); a resume point after every update
-   (:mod:`agents.training.resume`).
+   evaluation (:mod:`agents.training.evaluation`); the learning curve's policies
+   (``curve_points``: :func:`~agents.training.evaluation.save_curve_point`); a resume point
+   after every update (:mod:`agents.training.resume`).
 6. The end — :func:`~agents.training.evaluation.finish`: ``best.zip`` settled, its final
    evaluation, ``report.json`` and ``learning_curve.png``.
 
@@ -31,7 +32,7 @@ from typing import Any
 
 from agents.training.config import ConfigError
 from agents.training.entry import INTERRUPTS, Session, run_command
-from agents.training.evaluation import evaluate_now, finish, log
+from agents.training.evaluation import curve_due, evaluate_now, finish, log, save_curve_point
 from agents.training.learner import Learner
 from agents.training.resume import restore, save_resume_point, seed_everything
 from agents.training.resume_check import check_resume_files, load_resume_point, resume_message
@@ -63,6 +64,7 @@ def train(cfg: Config, run: Run, saved: dict[str, Any] | None, address: str | No
     pool, batch = learner.pool, learner.batch
     writer = SummaryWriter(str(run.dir / "tb"))
     if saved is None:
+        shutil.rmtree(run.curve_dir, ignore_errors=True)  # left by one stopped before resuming
         pool.add(learner.net.to_numpy())  # the untrained policy: the first snapshot
         batch.reset(cfg.seed)
         evaluate_now(learner, "untrained", writer)
@@ -119,13 +121,15 @@ def train(cfg: Config, run: Run, saved: dict[str, Any] | None, address: str | No
                 learner.optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
             info = learner.collect(imitation=False)
             stats = learner.update(imitation=False)
-            run.step += per_rollout
+            before, run.step = run.step, run.step + per_rollout
             log(writer, run, info, stats, run.imitated + run.step, "ppo")
             if bar is not None:
                 bar.update(per_rollout)
             if run.step >= run.next_snapshot:
                 pool.add(learner.net.to_numpy())
                 run.next_snapshot += cfg.snapshot_every
+            if curve_due(before, run.step, cfg.total_timesteps, cfg.curve_points):
+                save_curve_point(learner)  # before the resume point: redone if stopped between
             if run.step >= run.next_eval or run.step >= cfg.total_timesteps:
                 evaluate_now(learner, "ppo", writer)
                 run.next_eval += cfg.eval_every

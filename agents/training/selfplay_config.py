@@ -28,13 +28,16 @@ from agents.training.ownership import CONFIG, MARKER, FolderKind, config_keys
 from agents.training.run_folder import RETIRED
 
 __all__ = [
-    "PROG", "RUN_KIND", "TARGETS", "Command", "Config", "ConfigError", "load_yaml", "parse_args",
+    "MAX_CURVE_POINTS", "PROG", "RUN_KIND", "TARGETS", "Command", "Config", "ConfigError",
+    "load_yaml", "parse_args",
 ]  # fmt: skip
 
 PROG = "train.py"
 """How the trainer names itself in its one-line errors."""
 TARGETS = ("choice", "values")
 """What the warm start may imitate (``imitation_targets``)."""
+MAX_CURVE_POINTS = 1000
+"""The most policies a run keeps for its learning curve (``curve_points``)."""
 
 
 @dataclass
@@ -98,7 +101,13 @@ class Config(Settings):
     """Baseline agent specs that may take an opponent's (or the partner's) seat, drawn
     uniformly from the list (repeat a spec to weigh it)."""
     baseline_prob: float = 1.0
-    """Chance that a seat goes to a baseline rather than a snapshot."""
+    """Chance that a seat goes to a baseline rather than a snapshot (with no baselines, or 0:
+    every other seat is one of the learner's own snapshots, pure self-play)."""
+    curve_points: int = 0
+    """Policies kept for a learning curve: with K above 0, the policy being trained is saved
+    at the first update at or after each of the K PPO steps total_timesteps·k/K (k = 1..K, the
+    last the final weights) as ``curve/<steps, 12 digits>.zip`` in the run folder, listed in
+    ``curve/index.json``; 0: none."""
 
     def check(self) -> None:
         """Validate every field, before anything runs (the agents named are made once).
@@ -130,6 +139,12 @@ class Config(Settings):
                 "positive when imitation_samples is 0 (something must train)",
             )
         )
+        checks += [
+            (0 <= self.curve_points <= MAX_CURVE_POINTS, "curve_points",
+             f"from 0 to {MAX_CURVE_POINTS}"),
+            (self.curve_points == 0 or self.total_timesteps > 0, "curve_points",
+             "0 when total_timesteps is 0 (the curve is of PPO's steps)"),
+        ]  # fmt: skip
         checks.append(
             (
                 self.num_envs * self.num_steps % self.num_minibatches == 0,
@@ -163,12 +178,12 @@ RUN_KIND = FolderKind(
         CONFIG, MARKER, "state.pkl", "resume.zip", "latest.zip", "best.zip", "report.json",
         "learning_curve.png", "*.tmp",
     ),
-    folders=("tb", "positions"),
+    folders=("tb", "positions", "curve"),
     config_keys=config_keys(Config, retired=RETIRED),
 )  # fmt: skip
 """What a ``train.py`` run folder holds (:mod:`agents.training.ownership`): the resume point
-(``state.pkl``, ``resume.zip``), the checkpoints, the report and curve, TensorBoard's ``tb/``
-and the warm start's ``positions/``."""
+(``state.pkl``, ``resume.zip``), the checkpoints, the report and curve, TensorBoard's ``tb/``,
+the warm start's ``positions/`` and the learning curve's policies, ``curve/``."""
 
 
 @dataclass
