@@ -21,9 +21,13 @@
    same command continues from it, once every file it reads is checked
    (:mod:`allfives_rllib.run_record`). TensorBoard scalars in ``tb/``; a progress bar, and a
    line on stderr as each phase begins.
+7. The learning curve — with ``curve_points`` K > 0, the module being trained is saved at K
+   points of the budget into ``curve/`` (each an agent, listed in ``curve/index.json``:
+   :mod:`allfives_rllib.curve`).
 
 A run folder is ``runs/rllib/<name>``: ``config.yaml``, ``checkpoint/``, ``best/``,
-``evals/``, ``tb/`` and, at the end, ``report.json`` (the best module's final evaluation).
+``evals/``, ``curve/``, ``tb/`` and, at the end, ``report.json`` (the budget spent, the curve,
+the best module's final evaluation: :func:`finish`).
 """
 
 from __future__ import annotations
@@ -108,11 +112,17 @@ def parse_args(argv: Sequence[str]) -> Command:
 # ----------------------------------------------------------------------------- the run folder
 
 
-def spec_json(cfg: RLlibConfig) -> str:
-    """``allfives.json`` of a checkpoint: the rules and observation options it plays."""
+def policy_spec(cfg: RLlibConfig) -> Any:
+    """The :class:`agents.learned.PolicySpec` of the module trained: the rules and observation
+    options it plays."""
     from agents.learned import PolicySpec
 
-    return json.dumps(PolicySpec(cfg.rules(), cfg.action_features).to_json(), indent=1)
+    return PolicySpec(cfg.rules(), cfg.action_features)
+
+
+def spec_json(cfg: RLlibConfig) -> str:
+    """``allfives.json`` of a checkpoint: the rules and observation options it plays."""
+    return json.dumps(policy_spec(cfg).to_json(), indent=1)
 
 
 # ----------------------------------------------------------------------------- the algorithm
@@ -166,17 +176,14 @@ def evaluate_folder(
 def evaluate_now(algo: Any, run: Run, cfg: RLlibConfig, writer: Any) -> None:
     """Evaluate the main module as it is now; if it is the best so far, stage it as the next
     ``best/`` (:func:`save_checkpoint` swaps it in)."""
-    from allfives_rllib.agent import MODULE_DIR, MODULE_ID
+    from allfives_rllib.agent import write_agent_folder
 
     if not cfg.progress:  # (with it, the bar's figures follow each evaluation)
         tell(PROG, f"evaluating at step {run.step:,}: {cfg.eval_matches} matches against each "
              f"of {', '.join(cfg.eval_opponents)}")  # fmt: skip
     folder = run.dir / "evals" / f"step_{run.step:010d}"
     shutil.rmtree(folder, ignore_errors=True)
-    (folder / MODULE_DIR).mkdir(parents=True)
-    module = algo.get_module(module_id(cfg))
-    module.save_to_path(str((folder / MODULE_DIR / MODULE_ID).resolve()))
-    (folder / "allfives.json").write_text(spec_json(cfg), encoding="utf-8")
+    write_agent_folder(folder, algo.get_module(module_id(cfg)), policy_spec(cfg))
     result = evaluate_folder(cfg, folder, cfg.eval_opponents, cfg.eval_matches, cfg.seed + run.step)
     score = sum(r["win_rate"] for r in result.values()) / len(result)
     run.history.append({"step": run.step, "results": result, "score": score, "time": time.time()})
@@ -243,9 +250,11 @@ def train(cfg: RLlibConfig, run: Run, address: str | None) -> None:
     from torch.utils.tensorboard import SummaryWriter
 
     from allfives_rllib import table_league
+    from allfives_rllib.curve import Curve
     from allfives_rllib.league import add_snapshot, league_callback
 
     resumed = run.checkpoint.is_dir()
+    curve = Curve.resume(run.dir, cfg.total_timesteps, cfg.curve_points, run.step)
     algo = build(cfg, run.league, address)
     batched = cfg.engine == "batched"
     snapshots = run.dir / "snapshots"
@@ -303,6 +312,9 @@ def train(cfg: RLlibConfig, run: Run, address: str | None) -> None:
                 if isinstance(value, int | float):
                     writer.add_scalar(name, value, run.step)
             writer.add_scalar("time/env_steps_per_s", run.step / max(run.seconds, 1e-9), run.step)
+            pointed = curve.due(run.step)  # (then a checkpoint, which a resume goes on from)
+            if pointed:
+                curve.save(algo.get_module(module_id(cfg)), policy_spec(cfg), run.step)
             evaluate = run.step >= run.next_eval or run.step >= cfg.total_timesteps
             if evaluate:
                 evaluate_now(algo, run, cfg, writer)
@@ -311,7 +323,7 @@ def train(cfg: RLlibConfig, run: Run, address: str | None) -> None:
                     last = run.history[-1]["results"]
                     bar.set_postfix({s: f"{r['win_rate']:.2f}" for s, r in last.items()})
                 started = time.perf_counter()
-            if evaluate or run.iteration % cfg.checkpoint_every == 0:
+            if evaluate or pointed or run.iteration % cfg.checkpoint_every == 0:
                 save_checkpoint(algo, run, cfg)
             INTERRUPTS.check()
         run.env_runners = where_runners_ran(algo)
@@ -327,7 +339,30 @@ def train(cfg: RLlibConfig, run: Run, address: str | None) -> None:
 
 
 def finish(cfg: RLlibConfig, run: Run) -> dict[str, Any]:
-    """The best module's final evaluation on deals of its own; ``report.json``."""
+    """The best module's final evaluation on deals of its own; ``report.json``.
+
+    Beside the config, the history and the final evaluation, the report says the budget the
+    run spent:
+
+    - ``env_steps``: the counter the training loop runs to ``total_timesteps``, RLlib's
+      ``NUM_ENV_STEPS_SAMPLED_LIFETIME``. On the batched engine it counts the learner's
+      decisions only: one step per learner move of each game (the table's
+      :class:`~allfives_rllib.table_runner.TableEnvRunner` counts its fragment's rows); the
+      other seats' moves are played inside the batch and are not steps, and with
+      ``forced_actions: auto`` neither are the learner's forced draws and passes (the engine
+      takes them); with ``explicit`` those are steps. On the AEC env it counts every seat's
+      moves, the snapshots' too (one ``step`` each; forced draws and passes as above).
+    - ``imitation_samples``: the warm start's learner steps
+      (:func:`allfives_rllib.warm_start.imitation_steps`: ``imitation_samples`` rounded up to
+      whole rollouts; 0 without one, or on the AEC env); not env steps.
+    - ``teacher_positions``: the positions a search teacher labelled in the warm start (0
+      unless ``imitation_teacher`` is a search: :func:`allfives_rllib.warm_start.
+      teacher_positions`).
+    - ``curve``: ``curve/index.json``'s points (:mod:`allfives_rllib.curve`), or ``[]``.
+    """
+    from allfives_rllib.curve import read_index
+    from allfives_rllib.warm_start import imitation_steps, teacher_positions
+
     final: dict[str, Any] = {}
     if cfg.final_eval_matches > 0:
         tell(PROG, f"the final evaluation: {cfg.final_eval_matches} matches against each of "
@@ -338,6 +373,8 @@ def finish(cfg: RLlibConfig, run: Run) -> dict[str, Any]:
     report = {
         "config": dataclasses.asdict(cfg),
         "env_steps": run.step,
+        "imitation_samples": imitation_steps(cfg),
+        "teacher_positions": teacher_positions(cfg),
         "iterations": run.iteration,
         "train_seconds": run.seconds,
         "env_steps_per_s": run.step / max(run.seconds, 1e-9),
@@ -345,6 +382,7 @@ def finish(cfg: RLlibConfig, run: Run) -> dict[str, Any]:
         "env_runners": run.env_runners,
         "history": run.history,
         "best": str(run.best),
+        "curve": read_index(run.dir),
         "final_eval": final,
     }
     replace_whole(run.report_file, json.dumps(report, indent=1).encode("utf-8"))
@@ -370,6 +408,7 @@ def _run(session: Session, argv: Sequence[str]) -> int:
         recorded = config_record(folder, RLLIB_KIND)  # a hand edit: refused, never overwritten
         loaded = load_run(folder, cfg)  # every file a resume reads, checked: nothing written
         if loaded is not None and recorded is not None:
+            recorded = {"curve_points": 0, **recorded}  # (a run from before the field had none)
             check_same_config(folder, recorded, dataclasses.asdict(cfg))
         run = loaded or Run(dir=folder)
         session.resumable = run.checkpoint.is_dir

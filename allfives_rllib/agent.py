@@ -63,6 +63,18 @@ def module_dir(folder: Path) -> Path:
     return main if main.is_dir() else folder / MODULE_DIR / TABLE_MODULE_ID
 
 
+def write_agent_folder(folder: Path, module: Any, spec: PolicySpec) -> None:
+    """Save ``module`` (an RLlib module, as it is now) into ``folder`` (made if missing) as a
+    checkpoint folder that ``rllib:FOLDER`` plays (:func:`resolve`): the module in
+    ``MODULE_DIR/main``, beside ``allfives.json`` (``spec``: the rules and observation options
+    it plays). ``folder``'s former contents are not removed: give a new folder."""
+    import json
+
+    (folder / MODULE_DIR).mkdir(parents=True, exist_ok=True)
+    module.save_to_path(str((folder / MODULE_DIR / MODULE_ID).resolve()))
+    (folder / META_FILE).write_text(json.dumps(spec.to_json(), indent=1), encoding="utf-8")
+
+
 def read_spec(folder: Path) -> PolicySpec:
     """The rules and observation options saved with a checkpoint.
 

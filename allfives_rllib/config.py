@@ -13,6 +13,7 @@ from typing import Any
 
 from agents.training import config as train_config
 from agents.training.config import ConfigError, Settings, check_agent_specs, raise_first
+from allfives_rllib.curve import MAX_POINTS
 
 __all__ = ["ENGINES", "TRAIN_PY_ONLY", "ConfigError", "RLlibConfig", "load_yaml"]
 
@@ -73,7 +74,8 @@ class RLlibConfig(Settings):
     """``batched``: each placement's features also say which tile goes on which slot."""
     baselines: list[str] = field(default_factory=lambda: ["heuristic", "heuristic", "greedy"])
     """``batched``: the agents drawn for the other seats of the table (compiled ones play
-    inside the batch)."""
+    inside the batch). Empty only with ``baseline_prob`` 0 and no warm start: the learner then
+    meets only its own snapshots (the first taken as PPO begins)."""
     baseline_prob: float = 1.0
     """``batched``: the chance a seat is drawn from the baselines (else from the snapshots)."""
     imitation_samples: int = 500_000
@@ -83,6 +85,10 @@ class RLlibConfig(Settings):
     """``batched``: passes over each rollout of the warm start."""
     imitation_teacher: str = "heuristic"
     """``batched``: the agent the warm start imitates."""
+    curve_points: int = 0
+    """Points of the learning curve (0-1000; 0: none): the module being trained is saved at the
+    first iteration boundary at or after each of ``total_timesteps·k/curve_points`` env steps,
+    into ``curve/`` of the run folder (:mod:`allfives_rllib.curve`)."""
 
     def env_config(self) -> dict[str, Any]:
         """The env config dict of :class:`allfives_rllib.env.AllFivesMultiAgentEnv`."""
@@ -122,6 +128,24 @@ class RLlibConfig(Settings):
         checks.append((self.num_steps >= 1, "num_steps", "at least 1"))
         checks.append((self.context_dim >= 1, "context_dim", "at least 1"))
         checks.append((self.imitation_epochs >= 1, "imitation_epochs", "at least 1"))
+        checks.append(
+            (0 <= self.curve_points <= MAX_POINTS, "curve_points", f"from 0 to {MAX_POINTS}")
+        )
+        checks.append(
+            (
+                bool(self.baselines) or self.baseline_prob == 0,
+                "baselines",
+                "at least one agent unless baseline_prob is 0 (then the other seats are the "
+                "learner's snapshots only)",
+            )
+        )
+        checks.append(
+            (
+                bool(self.baselines) or self.engine == "aec" or self.imitation_samples == 0,
+                "imitation_samples",
+                "0 with no baselines (the warm start's table seats only baselines)",
+            )
+        )
         sizes = all(s >= 1 for s in self.feature_arch)
         checks.append((sizes, "feature_arch", "sizes of at least 1"))
         checks.append(

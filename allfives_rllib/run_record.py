@@ -5,13 +5,15 @@ A run folder (``runs/rllib/NAME``) holds ``config.yaml`` (and the marker of
 :mod:`agents.training.ownership`), ``state.json`` (the counters, the evaluations, the league,
 and the SHA-256 of every file of ``checkpoint/`` and ``best/``), ``checkpoint/`` (RLlib's
 algorithm checkpoint), ``best/``, ``evals/``, ``snapshots/`` (the batched engine's frozen
-policies), ``tb/`` and, at the end, ``report.json``.
+policies), ``curve/`` (the learning curve's points, :mod:`allfives_rllib.curve`), ``tb/`` and,
+at the end, ``report.json``.
 
 :func:`load_run` refuses in one line, naming the file and the way out: a folder that holds a
-run's products (``checkpoint/``, ``best/``, the report) without ``state.json``; a
-``state.json`` that is not strict JSON or not the record's shape; a ``checkpoint/`` or
+run's products (``checkpoint/``, ``best/``, ``curve/``, the report) without ``state.json``;
+a ``state.json`` that is not strict JSON or not the record's shape; a ``checkpoint/`` or
 ``best/`` that is missing or whose files are not the ones saved; a snapshot the league seats
-that is missing or damaged.
+that is missing or damaged; a ``curve/index.json`` that is damaged or lists a point that is
+missing or unreadable.
 """
 
 from __future__ import annotations
@@ -36,18 +38,19 @@ from agents.training.run_folder import RETIRED, WAY_OUT
 from allfives_env.core import strict_json
 from allfives_rllib.algorithm import empty_league
 from allfives_rllib.config import RLlibConfig
+from allfives_rllib.curve import read_index
 
 RLLIB_KIND = FolderKind(
     made_by="train_rllib.py",
     files=(CONFIG, MARKER, "state.json", "report.json", "*.tmp"),
     folders=(
         "checkpoint", "checkpoint.tmp", "checkpoint.old", "best", "best.tmp", "best.old",
-        "evals", "tb", "snapshots", "warm_start",
+        "evals", "tb", "snapshots", "warm_start", "curve",
     ),
     config_keys=config_keys(RLlibConfig, retired=RETIRED),
 )  # fmt: skip
 """What a ``train_rllib.py`` run folder holds (:mod:`agents.training.ownership`)."""
-PRODUCTS = ("checkpoint", "best", "report.json")
+PRODUCTS = ("checkpoint", "best", "curve", "report.json")
 """What a run writes only once it has a record: a folder that holds one of them has trained,
 and is not started over without ``state.json``."""
 
@@ -202,6 +205,7 @@ def load_run(folder: Path, cfg: RLlibConfig) -> Run | None:
             raise damaged(place, e) from None
     if cfg.engine == "batched":
         check_snapshots(folder / "snapshots", run.league["snapshots"])
+    read_index(folder)  # the curve's points, which the run keeps
     return run
 
 

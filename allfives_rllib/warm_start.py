@@ -48,8 +48,33 @@ def imitation_config(cfg: RLlibConfig) -> Any:
     )  # fmt: skip
 
 
+def imitation_steps(cfg: RLlibConfig) -> int:
+    """The learner steps the warm start takes (:func:`imitate`): ``imitation_samples`` rounded
+    up to whole rollouts of ``num_envs_per_env_runner · num_steps``; 0 on the AEC env, which
+    has no warm start."""
+    if cfg.engine != "batched" or cfg.imitation_samples <= 0:
+        return 0
+    per_rollout = cfg.num_envs_per_env_runner * cfg.num_steps
+    return -(-cfg.imitation_samples // per_rollout) * per_rollout
+
+
+def teacher_positions(cfg: RLlibConfig) -> int:
+    """The positions a search teacher labelled in the warm start: every learner step of it
+    (:func:`imitation_steps`) when ``imitation_teacher`` is a search (``search``,
+    ``batchsearch``: an :class:`agents.search.ValueSearch`), else 0 (a compiled or rule-based
+    teacher searches nothing)."""
+    steps = imitation_steps(cfg)
+    if steps == 0:
+        return 0
+    from agents.registry import make_agent
+    from agents.search import ValueSearch
+
+    return steps if isinstance(make_agent(cfg.imitation_teacher), ValueSearch) else 0
+
+
 def imitate(cfg: RLlibConfig, folder: Path) -> dict[str, Any]:
-    """``cfg.imitation_samples`` learner steps of imitation; the network's ``state_dict``."""
+    """:func:`imitation_steps` learner steps of imitation (``cfg.imitation_samples`` rounded
+    up to whole rollouts); the network's ``state_dict``."""
     from agents.training.learner import Learner
     from agents.training.resume import seed_everything
     from agents.training.run import Run
