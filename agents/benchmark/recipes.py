@@ -96,7 +96,10 @@ class Recipe:
         return self.name not in ("trainpy-ppo", "rllib-ppo")
 
     def folder(self, run: RunSpec) -> Path:
-        """The folder its trainer writes for ``run``."""
+        """The folder its trainer writes for ``run`` (``train_rllib.py`` puts its run folders
+        under ``rllib/``)."""
+        if self.name == "rllib-ppo":
+            return run.folder / "rllib" / "train"
         return run.folder / "train"
 
     def command(self, run: RunSpec) -> list[str]:
@@ -152,10 +155,10 @@ class Recipe:
         ppo = (run.tier.budget - warm) // rollout * rollout
         if rllib:
             config = "rllib.yaml" if run.track == "open" else "rllib_tabula_rasa.yaml"
-            script, runs = "train_rllib.py", out.parent.parent
+            script, runs = "train_rllib.py", run.folder
         else:
             config = "default.yaml" if run.track == "open" else "tabula_rasa.yaml"
-            script, runs = "train.py", out.parent
+            script, runs = "train.py", run.folder
         root = Path(__file__).resolve().parents[2]
         argv = [
             sys.executable, str(root / script), "--config", str(root / "configs" / config),

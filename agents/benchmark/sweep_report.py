@@ -94,7 +94,8 @@ def markdown(results: Sequence[dict[str, Any]], out: str = "sweeps") -> str:
         parts.append(f"### {setting}, {tier} tier, {track.replace('_', ' ')} ({protocol})\n")
         head = " | ".join(f"v {o}: mean [95% CI over seeds]" for o in opponents)
         parts.append(
-            f"| row | framework | seeds | env steps + imitation | wall (mean) | {head} | "
+            f"| row | framework | seeds | env steps + imitation (teacher positions) | wall, CPU "
+            f"(mean) | {head} | "
             f"per seed v {opponents[-1]} (Wilson 95%) |"
         )
         parts.append("|" + "---|" * (6 + len(opponents)))
@@ -114,10 +115,13 @@ def markdown(results: Sequence[dict[str, Any]], out: str = "sweeps") -> str:
             steps = sum(r["env_steps"] for r in runs) / len(runs)
             imitation = sum(r["imitation_samples"] for r in runs) / len(runs)
             wall = sum(r["wall_seconds"] for r in runs) / len(runs)
+            cpu = sum(r["cpu_seconds"] for r in runs) / len(runs)
+            teacher = sum(r.get("teacher_positions", 0) for r in runs) / len(runs)
             framework = f"{first['framework']} {first.get('framework_version') or ''}".strip()
             parts.append(
                 f"| {first['label']} | {framework} | {len(runs)} | {steps:,.0f} + "
-                f"{imitation:,.0f} | {wall / 60:.1f} min | {' | '.join(cells)} | {per_seed} |"
+                f"{imitation:,.0f} ({teacher:,.0f}) | {wall / 60:.1f} min, {cpu / 60:.1f} CPU-min "
+                f"| {' | '.join(cells)} | {per_seed} |"
             )
             commands.append(f"- {first['label']}: `{rerun_command(key, name, runs, out)}`")
         parts.append("")

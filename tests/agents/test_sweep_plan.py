@@ -112,7 +112,7 @@ def fake_result(recipe: str, seed: int, rate: float, **extra: Any) -> dict[str, 
         "track": "tabula_rasa", "recipe": recipe, "label": RECIPES[recipe].label,
         "framework": "x", "framework_version": "1", "seed": seed,
         "command": ["train.py", "--seed", str(seed), "--runs", f"r{seed}", "--lr", "1"],
-        "env_steps": 1_998_848, "imitation_samples": 0, "wall_seconds": 60.0,
+        "env_steps": 1_998_848, "imitation_samples": 0, "wall_seconds": 60.0, "cpu_seconds": 90.0,
         "curve": [{"env_steps": 1000 * i, "results": {o: point for o in TRAIN_V1.test_opponents}}
                   for i in (1, 2)],
         "test": {o: point for o in TRAIN_V1.test_opponents},
@@ -123,7 +123,7 @@ def fake_result(recipe: str, seed: int, rate: float, **extra: Any) -> dict[str, 
 def test_the_table_gives_each_row_its_seeds_and_their_interval() -> None:
     results = [fake_result("trainpy-ppo", s, r) for s, r in ((0, 0.4), (1, 0.5), (2, 0.6))]
     text = markdown(results)
-    assert "| train.py PPO | x 1 | 3 | 1,998,848 + 0 | 1.0 min |" in text
+    assert "| train.py PPO | x 1 | 3 | 1,998,848 + 0 (0) | 1.0 min, 1.5 CPU-min |" in text
     assert "50.0% [" in text and "0: 40.0% [30.0%, 50.0%]" in text
     assert "--seeds 0 1 2" in text
 
