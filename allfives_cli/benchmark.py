@@ -62,6 +62,12 @@ def add_benchmark_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
         "--label",
         help="the agent's name in tables and file names (one agent only; default: from its spec)",
     )
+    p.add_argument(
+        "--provenance",
+        metavar="RESULT",
+        help="the run result of 'allfives sweep' that trained the agent (one agent only, its "
+        "final policy): the leaderboard takes a learned agent only with it",
+    )
     p.add_argument("--no-exploitability", action="store_true", help="do not train best responses")
     p.add_argument(
         "--reference",
@@ -116,6 +122,7 @@ def run_benchmark(args: argparse.Namespace, out: Callable[[str], None] = print) 
     if args.label is not None and (len(args.agents) != 1 or not args.label.strip()):
         raise EvalError("--label names one agent: give exactly one, and a non-empty label")
     check_specs(args.agents)
+    provenance = _provenance(args)
     for module, what in (("openskill", "ratings"), ("matplotlib", "charts")):
         if importlib.util.find_spec(module) is None:
             raise EvalError(f"the benchmark's {what} need {module}: pip install -e '.[train]'")
@@ -162,10 +169,48 @@ def run_benchmark(args: argparse.Namespace, out: Callable[[str], None] = print) 
         result["command"] = command(result["agent"]["spec"])
         if args.recipe:
             result["recipe"] = args.recipe
+        if provenance is not None:
+            result["provenance"] = provenance
+            if not args.recipe:
+                result["recipe"] = rerun_of(provenance)
         write_outputs(result, folder / _slug(result["agent"]["label"]))
         out(markdown(result))
     out(f"{time.perf_counter() - start:.0f} s; results in {folder}")
     return 0
+
+
+def _provenance(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The run result given as ``--provenance``, checked against the one agent benchmarked
+    (its final policy), without its trainer's own report.
+
+    Raises:
+        EvalError: for a file that is not a run result, several agents, or an agent that is not
+            the run's final policy.
+    """
+    if args.provenance is None:
+        return None
+    from agents.benchmark.sweep import read_result
+
+    run = read_result(Path(args.provenance))
+    if len(args.agents) != 1:
+        raise EvalError("--provenance goes with exactly one agent: the run's final policy")
+    kind, _, path = str(run["agent"]).rpartition(":")
+    given_kind, _, given = args.agents[0].rpartition(":")
+    if kind != given_kind or os.path.realpath(path) != os.path.realpath(given):
+        raise EvalError(
+            f"--provenance {args.provenance} made {run['agent']}, not {args.agents[0]}: "
+            "benchmark the run's final policy"
+        )
+    return {k: v for k, v in run.items() if k != "trainer_report"}
+
+
+def rerun_of(provenance: dict[str, Any]) -> str:
+    """The command that trains the run again (``allfives sweep`` of its one run)."""
+    return (
+        f"allfives sweep --protocol {provenance['protocol']} --recipes {provenance['recipe']} "
+        f"--settings {provenance['setting']} --tiers {provenance['tier']} --tracks "
+        f"{provenance['track']} --seeds {provenance['seed']}"
+    )
 
 
 RESULT_SUFFIXES = (".json", ".md", ".png")

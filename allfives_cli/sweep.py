@@ -122,7 +122,7 @@ def run_sweep_command(args: argparse.Namespace, out: Callable[[str], None] = pri
         protocol = TRAINING_PROTOCOLS[old["protocol"]]
         planned = plan(
             protocol, [old["recipe"]], [old["setting"]], [old["track"]], [old["tier"]],
-            [old["seed"]], folder, check_seeds=False,
+            [old["seed"]], folder,
         )  # fmt: skip
         new = run_sweep(planned, args.processes, args.address, not args.quiet, out)[0]
         for o, was in old["test"].items():

@@ -151,6 +151,46 @@ def _check_cell(cell: Any, at: str, need: Any) -> None:
          cell.get("win_rate_ci"))  # fmt: skip
 
 
+LEARNED_KINDS = ("rllib", "benchmarl", "openspiel-nfsp")
+"""Agent kinds whose policy was trained (besides a ``.zip`` checkpoint of ``train.py``)."""
+
+PROVENANCE_KEYS = (
+    "protocol", "track", "tier", "recipe", "framework", "seed", "command", "env_steps",
+    "imitation_samples", "teacher_positions", "wall_seconds", "cpu_seconds", "machine",
+    "source", "versions", "curve",
+)  # fmt: skip
+"""What a learned row's ``provenance`` holds: a run result of ``allfives sweep``."""
+
+
+def is_learned(result: dict[str, Any]) -> bool:
+    """Whether the result's agent is a trained policy (a checkpoint, an RLlib, BenchMARL or
+    NFSP policy), or came with a training recipe."""
+    spec = str(result["agent"]["spec"])
+    kind = spec.partition(":")[0]
+    return kind in LEARNED_KINDS or spec.endswith(".zip") or bool(result.get("recipe"))
+
+
+def check_provenance(result: dict[str, Any], where: str) -> None:
+    """Refuse a learned row without its provenance (the run result of ``allfives sweep`` that
+    made it, with every key of :data:`PROVENANCE_KEYS`).
+
+    Raises:
+        EvalError: one line naming the file and what to do.
+    """
+    if not is_learned(result):
+        return
+    provenance = result.get("provenance")
+    label = result["agent"]["label"]
+    if not isinstance(provenance, dict):
+        raise EvalError(
+            f"{where}: {label!r} is a learned agent without provenance: train it with "
+            "'allfives sweep' and benchmark its policy with --provenance RUN/result.json"
+        )
+    missing = [k for k in PROVENANCE_KEYS if k not in provenance]
+    if missing:
+        raise EvalError(f"{where}: the provenance of {label!r} lacks {', '.join(missing)}")
+
+
 def check_distinct(results: Sequence[tuple[str, dict[str, Any]]]) -> None:
     """Refuse a result file given twice, or two results of one agent (label) under one
     protocol: a leaderboard lists each agent once. ``results``: ``(path, result)`` pairs.
@@ -279,8 +319,11 @@ def leaderboard(results: Sequence[dict[str, Any]], protocol: str | None = None) 
     (the current version where there are none).
 
     Raises:
-        EvalError: for results of different protocols, or of another than ``protocol``.
+        EvalError: for results of different protocols, or of another than ``protocol``, or a
+            learned row without provenance (:func:`check_provenance`).
     """
+    for r in results:
+        check_provenance(r, str(r["agent"]["label"]))
     formats = set(by_protocol(results))
     if protocol is None:
         protocol = formats.pop() if len(formats) == 1 else FULL.name

@@ -71,23 +71,19 @@ def plan(
     tiers: Sequence[str],
     seeds: Sequence[int],
     out: Path,
-    check_seeds: bool = True,
 ) -> list[Planned]:
-    """Every run of the sweep, checked before any runs (``check_seeds=False``: a single run
-    of a row may be planned, to re-run it).
+    """Every run of the sweep, checked before any runs. Fewer seeds than the protocol asks of
+    a row may be run (a row is drawn only once it has them all:
+    :func:`agents.benchmark.sweep_report.rows`).
 
     Raises:
         SweepError: for an unknown recipe, setting, track or tier, a recipe that does not offer
-            a track or tier asked of it, fewer seeds than the protocol asks, or a seed given
-            twice.
+            a track or tier asked of it, no seed, or a seed given twice or negative.
     """
     if len(set(seeds)) != len(seeds):
         raise SweepError(f"--seeds gives a seed twice: {list(seeds)}")
-    if check_seeds and len(seeds) < protocol.min_seeds:
-        raise SweepError(
-            f"{protocol.name} asks for at least {protocol.min_seeds} seeds a row, not "
-            f"{len(seeds)} (--seeds)"
-        )
+    if not seeds:
+        raise SweepError("give one or more --seeds")
     if any(s < 0 for s in seeds):
         raise SweepError(f"--seeds must be non-negative, not {list(seeds)}")
     out_plan = []

@@ -15,6 +15,7 @@ pytest.importorskip("openskill")
 from agents.benchmark.protocol import FULL, PROTOCOLS, REDUCED, V1
 from agents.benchmark.rating import fit_reference, ranks_of, rate_agent
 from agents.benchmark.report import (
+    PROVENANCE_KEYS,
     leaderboard,
     markers,
     read_result,
@@ -93,10 +94,46 @@ def test_a_checkpoint_is_benchmarked_in_the_settings_it_plays(tmp_path: Path) ->
     played = result["settings"]["pyatyorka-3p"]
     assert played["exploitability"] == {"skipped": "not asked for"}
     assert result["recipe"] == "python train.py --name net"
+    with pytest.raises(EvalError, match="'my net' is a learned agent without provenance"):
+        leaderboard([result])
+    result["provenance"] = {k: 0 for k in PROVENANCE_KEYS}
     board = leaderboard([result])
     assert "### pyatyorka-3p" in board and "### pagat-2p" in board
     assert "`python train.py --name net && allfives benchmark net.zip" in board
     assert "--label 'my net'`" in board
+    del result["provenance"]["curve"]
+    with pytest.raises(EvalError, match="lacks curve"):
+        leaderboard([result])
+
+
+def test_a_learned_agent_takes_the_provenance_of_the_run_that_made_it(tmp_path: Path) -> None:
+    from conftest import fake_checkpoint
+    from sweep_results import fake_result
+
+    from allfives_env.core.rules import Rules
+
+    fake_checkpoint(tmp_path / "net.zip", Rules.preset("pyatyorka", 3))
+    run = fake_result("trainpy-ppo", 4, 0.5)
+    run |= {
+        "agent": str(tmp_path / "net.zip"),
+        "teacher_positions": 0,
+        "cpu_seconds": 1.0,
+        "machine": {"cpu": "x"},
+        "source": {"commit": "abc"},
+        "versions": {"allfives": "0"},
+    }
+    (tmp_path / "result.json").write_text(json.dumps(run))
+    (tmp_path / "other.json").write_text(json.dumps(run | {"agent": "elsewhere.zip"}))
+    common = ["--protocol", REDUCED.name, "--no-exploitability", "--quiet", "--processes", "1"]
+    proc = allfives("benchmark", "net.zip", *common, "--provenance", "other.json", cwd=tmp_path)
+    assert proc.returncode == 2 and "benchmark the run's final policy" in proc.stderr
+    assert not (tmp_path / "benchmarks").exists()
+    proc = allfives("benchmark", "net.zip", *common, "--provenance", "result.json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = read_result(tmp_path / "benchmarks" / "net.zip.json")
+    assert result["provenance"]["seed"] == 4 and "trainer_report" not in result["provenance"]
+    assert result["recipe"].startswith("allfives sweep --protocol allfives-train/1 --recipes")
+    assert "--seeds 4" in leaderboard([result])
 
 
 def test_search_agents_play_fewer_deals_and_no_best_response() -> None:
