@@ -94,8 +94,8 @@ def markdown(results: Sequence[dict[str, Any]], out: str = "sweeps") -> str:
         parts.append(f"### {setting}, {tier} tier, {track.replace('_', ' ')} ({protocol})\n")
         head = " | ".join(f"v {o}: mean [95% CI over seeds]" for o in opponents)
         parts.append(
-            f"| row | framework | seeds | env steps + imitation (teacher positions) | wall, CPU "
-            f"(mean) | {head} | "
+            f"| row | framework | seeds | env steps + imitation (teacher positions) | training: "
+            f"wall, CPU, env steps/s (mean) | {head} | "
             f"per seed v {opponents[-1]} (Wilson 95%) |"
         )
         parts.append("|" + "---|" * (6 + len(opponents)))
@@ -120,8 +120,9 @@ def markdown(results: Sequence[dict[str, Any]], out: str = "sweeps") -> str:
             framework = f"{first['framework']} {first.get('framework_version') or ''}".strip()
             parts.append(
                 f"| {first['label']} | {framework} | {len(runs)} | {steps:,.0f} + "
-                f"{imitation:,.0f} ({teacher:,.0f}) | {wall / 60:.1f} min, {cpu / 60:.1f} CPU-min "
-                f"| {' | '.join(cells)} | {per_seed} |"
+                f"{imitation:,.0f} ({teacher:,.0f}) | {wall / 60:.1f} min, {cpu / 60:.1f} CPU-min, "
+                f"{(steps + imitation) / max(wall, 1e-9):,.0f}/s | {' | '.join(cells)} | "
+                f"{per_seed} |"
             )
             commands.append(f"- {first['label']}: `{rerun_command(key, name, runs, out)}`")
         parts.append("")

@@ -106,7 +106,7 @@ def test_the_interval_over_seeds_is_rlibles_bootstrap() -> None:
 def test_the_table_gives_each_row_its_seeds_and_their_interval() -> None:
     results = [fake_result("trainpy-ppo", s, r) for s, r in ((0, 0.4), (1, 0.5), (2, 0.6))]
     text = markdown(results)
-    assert "| train.py PPO | x 1 | 3 | 1,998,848 + 0 (0) | 1.0 min, 1.5 CPU-min |" in text
+    assert "| train.py PPO | x 1 | 3 | 1,998,848 + 0 (0) | 1.0 min, 1.5 CPU-min, 33,314/s |" in text
     assert "50.0% [" in text and "0: 40.0% [30.0%, 50.0%]" in text
     assert "--seeds 0 1 2" in text
 

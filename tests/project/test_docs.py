@@ -135,6 +135,11 @@ SHORTER: list[tuple[str, str]] = [
     (r"--matches \d+", "--matches 4"),
     (r"^(allfives benchmark .*)$", r"\1 --protocol allfives-bench/2-reduced --force"),
     (
+        r"^allfives sweep --recipes (.*) --seeds [\d ]+$",
+        r"allfives sweep --protocol allfives-train/1-reduced --tiers smoke --recipes \1 "
+        r"--seeds 0 --quiet",
+    ),
+    (
         r"^python -m agents\.training\.exit --config configs/exit\.yaml$",
         "python -m agents.training.exit --config configs/exit_smoke.yaml",
     ),
@@ -168,6 +173,8 @@ NOT_RUN: dict[str, str] = {
     "mypy allfives_env agents allfives_cli allfives_rllib allfives_web allfives_openspiel "
     "allfives_benchmarl train.py train_rllib.py tools": "CI runs it after the tests (.ci/run)",
     "bash .ci/run": "CI itself",
+    "allfives benchmark RUN/train/curve/000001998848.zip --provenance RUN/result.json": "a "
+    "placeholder RUN: tests/agents/test_benchmark.py benchmarks a checkpoint with --provenance",
     "export RAY_AUTH_MODE=token RAY_AUTH_TOKEN=…": "a cluster of machines: "
     "tests/extras/test_rllib_cluster.py starts two nodes here, token authentication on",
     "ray start --head --port 6379": "tests/extras/test_rllib_cluster.py starts a head node",
