@@ -79,6 +79,12 @@ def add_sweep_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="result files, or folders searched for them (result.json)",
     )  # fmt: skip
     p.add_argument("--out", metavar="FILE", help="write the table (Markdown) here, else print it")
+    p.add_argument(
+        "--write",
+        metavar="DOC",
+        help="replace the baselines section of DOC (between its marker lines) with the tables, "
+        "and nothing else",
+    )
     p.add_argument("--curves", metavar="FOLDER", help="write one PNG of curves per table here")
     p.add_argument(
         "--sweep-folder", default="sweeps", help="the --out named in the re-run commands"
@@ -155,19 +161,32 @@ def run_sweep_report(args: argparse.Namespace, out: Callable[[str], None] = prin
             seeds or mixing commands.
         OutputFileError: for an --out that exists (without --force) or cannot be written.
     """
-    from agents.benchmark.sweep import read_result
-    from agents.benchmark.sweep_report import markdown, plot_curves, rows
+    import os
+
+    from agents.benchmark.sweep import SweepError, read_result
+    from agents.benchmark.sweep_report import markdown, plot_curves, rows, update_page
 
     results = [read_result(f) for f in _result_files(args.results)]
     rows(results)  # every check, before any output
+    if args.out and args.write:
+        raise SweepError("give --out (a new file) or --write (a document's section), not both")
     target = check_output(args.out, "--out", force=args.force) if args.out else None
-    text = markdown(results, args.sweep_folder)
+    page = None
+    if args.write:
+        doc = check_output(args.write, "--write", force=True)  # its section only: on purpose
+        curves = None
+        if args.curves:
+            curves = os.path.relpath(Path(args.curves).resolve(), doc.resolve().parent)
+        page = update_page(doc, results, args.sweep_folder, curves)
     if args.curves:
         for path in plot_curves(results, Path(args.curves)):
             out(f"curves: {path}")
-    if target is None:
-        out(text)
+    if page is not None:
+        write_output(Path(args.write), page.encode("utf-8"), "--write")
+        out(f"wrote the baselines of {len(results)} runs into {args.write}")
+    elif target is None:
+        out(markdown(results, args.sweep_folder))
     else:
-        write_output(target, text.encode("utf-8"), "--out")
+        write_output(target, markdown(results, args.sweep_folder).encode("utf-8"), "--out")
         out(f"table: {target}")
     return 0

@@ -370,6 +370,40 @@ def reproduce(result: dict[str, Any]) -> str:
     return f"{recipe} && {command}" if recipe else command
 
 
+def read_document(doc: Path) -> str:
+    """The text of a document whose generated sections are to be replaced.
+
+    Raises:
+        EvalError: if it is not a regular file or cannot be read.
+    """
+    if doc.exists() and not doc.is_file():  # a folder, or a device that may never end
+        raise EvalError(f"{doc} is not a document: not a regular file")
+    try:
+        return doc.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise EvalError(f"cannot read {doc}: {getattr(e, 'strerror', None) or e}") from None
+
+
+def replace_section(text: str, start: str, end: str, body: str, where: str) -> str:
+    """``text`` with what lies between the lines ``start`` and ``end`` replaced by ``body``
+    (which holds the two lines itself).
+
+    Raises:
+        EvalError: naming ``where`` (the document and the section) if the markers are missing,
+            repeated, or out of order: nothing is replaced then.
+    """
+    if start not in text or end not in text:
+        raise EvalError(f"{where}: no such section (the lines {start!r} … {end!r})")
+    if text.count(start) != 1 or text.count(end) != 1 or text.index(end) < text.index(start):
+        raise EvalError(
+            f"{where} is not one start line followed by one end line ({start!r} … {end!r}): "
+            "fix the markers by hand"
+        )
+    head, _, rest = text.partition(start)
+    _, _, tail = rest.partition(end)
+    return head + body.rstrip("\n") + tail
+
+
 def update_leaderboard(doc: Path, results: Sequence[dict[str, Any]]) -> str:
     """``doc``'s text with the leaderboard section of each protocol among ``results``
     replaced by :func:`leaderboard` (with no results, the current version's section emptied).
@@ -378,12 +412,7 @@ def update_leaderboard(doc: Path, results: Sequence[dict[str, Any]]) -> str:
         EvalError: if ``doc`` cannot be read, or lacks a section's markers (each once, the
             end after the start): nothing of it is replaced then.
     """
-    if doc.exists() and not doc.is_file():  # a folder, or a device that may never end
-        raise EvalError(f"{doc} is not a document: not a regular file")
-    try:
-        text = doc.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise EvalError(f"cannot read {doc}: {getattr(e, 'strerror', None) or e}") from None
+    text = read_document(doc)
     groups = by_protocol(results) or {FULL.name: []}
     for protocol, group in groups.items():
         start, end = markers(protocol)
@@ -391,12 +420,6 @@ def update_leaderboard(doc: Path, results: Sequence[dict[str, Any]]) -> str:
             raise EvalError(
                 f"{doc} has no leaderboard section for {protocol} (the lines {start!r} … {end!r})"
             )
-        if text.count(start) != 1 or text.count(end) != 1 or text.index(end) < text.index(start):
-            raise EvalError(
-                f"{doc}'s leaderboard section for {protocol} is not one start line followed by "
-                f"one end line ({start!r} … {end!r}): fix the markers by hand"
-            )
-        head, _, rest = text.partition(start)
-        _, _, tail = rest.partition(end)
-        text = head + leaderboard(group, protocol).rstrip("\n") + tail
+        where = f"{doc}'s leaderboard section for {protocol}"
+        text = replace_section(text, start, end, leaderboard(group, protocol), where)
     return text

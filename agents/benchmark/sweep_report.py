@@ -85,8 +85,23 @@ def rerun_command(key: Key, recipe: str, runs: Sequence[dict[str, Any]], out: st
     )
 
 
-def markdown(results: Sequence[dict[str, Any]], out: str = "sweeps") -> str:
-    """The tables of ``results`` in Markdown (see the module docstring)."""
+MARKERS = (
+    "<!-- baselines: made by `allfives sweep-report --write`; do not edit by hand -->",
+    "<!-- end of baselines -->",
+)
+"""The lines around a document's generated section of baselines."""
+
+
+def curves_file(key: Key) -> str:
+    """The PNG of a table's curves (:func:`plot_curves`)."""
+    return f"{key[1]}_{key[2]}_{key[3]}.png"
+
+
+def markdown(
+    results: Sequence[dict[str, Any]], out: str = "sweeps", curves: str | None = None
+) -> str:
+    """The tables of ``results`` in Markdown (see the module docstring), each followed by its
+    curves' PNG from the folder ``curves`` (a path relative to the document) if given."""
     parts = []
     for key, table in rows(results).items():
         protocol, setting, tier, track = key
@@ -126,9 +141,32 @@ def markdown(results: Sequence[dict[str, Any]], out: str = "sweeps") -> str:
             )
             commands.append(f"- {first['label']}: `{rerun_command(key, name, runs, out)}`")
         parts.append("")
+        if curves is not None:
+            parts.append(
+                f"![learning curves, {setting}, {tier}, {track}]({curves}/{curves_file(key)})"
+            )
+            parts.append("")
+        parts.append("Each row again:")
+        parts.append("")
         parts.extend(commands)
         parts.append("")
     return "\n".join(parts)
+
+
+def update_page(
+    doc: Path, results: Sequence[dict[str, Any]], out: str = "sweeps", curves: str | None = None
+) -> str:
+    """``doc``'s text with its section between :data:`MARKERS` replaced by the tables.
+
+    Raises:
+        EvalError: if ``doc`` cannot be read or its markers are missing, repeated or out of
+            order (nothing replaced).
+    """
+    from agents.benchmark.report import read_document, replace_section
+
+    table = markdown(results, out, curves).strip()
+    body = "\n".join((MARKERS[0], "", table, "", MARKERS[1]) if table else MARKERS)
+    return replace_section(read_document(doc), *MARKERS, body, f"{doc}'s baselines section")
 
 
 def plot_curves(results: Sequence[dict[str, Any]], folder: Path) -> list[Path]:
@@ -170,7 +208,7 @@ def plot_curves(results: Sequence[dict[str, Any]], folder: Path) -> list[Path]:
         buffer = io.BytesIO()
         fig.savefig(buffer, format="png", dpi=90)
         plt.close(fig)
-        path = folder / f"{setting}_{tier}_{track}.png"
+        path = folder / curves_file(key)
         folder.mkdir(parents=True, exist_ok=True)
         replace_whole(path, buffer.getvalue())
         written.append(path)
