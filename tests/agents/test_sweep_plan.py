@@ -147,11 +147,11 @@ def test_protocols_are_named_and_reduced_one_is_for_tests() -> None:
 
 def test_the_baselines_page_is_made_from_the_shipped_results() -> None:
     """``docs/results/baselines.md``'s generated section is ``allfives sweep-report
-    docs/baselines/runs --write docs/results/baselines.md --curves docs/baselines``."""
+    docs/baselines/results --write docs/results/baselines.md --curves docs/baselines``."""
     from agents.benchmark.sweep_report import curves_file, rows, update_page
 
     root = Path(__file__).resolve().parents[2]
-    results = [read_result(f) for f in sorted((root / "docs/baselines/runs").rglob("*.json"))]
+    results = [read_result(f) for f in sorted((root / "docs/baselines/results").rglob("*.json"))]
     doc = root / "docs" / "results" / "baselines.md"
     assert update_page(doc, results, "sweeps", "../baselines") == doc.read_text(encoding="utf-8")
     for key in rows(results):
