@@ -56,10 +56,11 @@ from tensordict import TensorDict, TensorDictBase
 from torchrl.data import Categorical, Composite, Unbounded
 from torchrl.envs import EnvBase
 
+from agents.training.groups import GROUP as GROUP  # (the group's name, as this env's)
+from agents.training.groups import seat_groups
 from allfives_env.core.rules import Rules
 from allfives_env.envs.settings import (
     DEFAULT_MAX_CYCLES,
-    EnvConfigError,
     check_seed,
     next_seed,
     rules_of,
@@ -68,38 +69,10 @@ from allfives_env.vector.engine import VectorGame
 from allfives_env.vector.errors import VectorActionError
 from allfives_env.vector.rng import derive_seeds
 
-GROUP = "players"
-"""The one agent group of a table where each plays for himself (BenchMARL trains one policy
-per group)."""
-
 
 def agent_names(num_players: int) -> list[str]:
     """The agents, one per seat, as the PettingZoo env names them."""
     return [f"player_{s}" for s in range(num_players)]
-
-
-def seat_groups(rules: Rules, teams: bool | None = None) -> dict[str, list[int]]:
-    """The agent groups of ``rules``' seats (see the module docstring): one per side in
-    partnerships (``teams`` ``None`` or ``True``), else ``{"players": every seat}``.
-
-    Raises:
-        EnvConfigError: for ``teams=True`` at a table without partnerships.
-    """
-    n, sides = rules.num_players, rules.num_sides
-    if teams and sides == n:
-        raise EnvConfigError(
-            f"teams=True needs partnerships, and {rules.describe()} has none: each seat is "
-            "its own side"
-        )
-    if sides == n or teams is False:
-        return {GROUP: list(range(n))}
-    return {f"team_{k}": [s for s in range(n) if rules.side_of(s) == k] for k in range(sides)}
-
-
-def groups_hold_opponents(groups: dict[str, list[int]], rules: Rules) -> list[str]:
-    """The groups that hold seats of more than one side: their summed reward is a margin
-    between opponents, not something the group can maximise together."""
-    return [g for g, seats in groups.items() if len({rules.side_of(s) for s in seats}) > 1]
 
 
 class AllFivesTorchEnv(EnvBase):  # type: ignore[misc]
@@ -108,7 +81,7 @@ class AllFivesTorchEnv(EnvBase):  # type: ignore[misc]
 
     ``rules``, ``num_players``, ``partnerships``, ``episode``, ``reward``, ``forced_actions``,
     ``action_features`` and ``max_cycles`` are as for :func:`allfives_env.env`; ``teams`` as
-    :func:`seat_groups`.
+    :func:`agents.training.groups.seat_groups`.
 
     Args:
         num_envs: N, the games in the batch.

@@ -9,7 +9,7 @@ The task is BenchMARL's own kind of environment (``env_name() == "allfives"``): 
 actions only; an ``action_mask`` per agent, which BenchMARL's discrete-action algorithms read
 (MAPPO, IPPO, MASAC, ISAC, IQL, QMIX, VDN mask their logits or Q values with it); no global
 state, so a centralised critic or mixer reads every seat's own observation in its group (the
-actors never do). Its groups (:func:`allfives_benchmarl.env.seat_groups`):
+actors never do). Its groups (:func:`agents.training.groups.seat_groups`):
 
 - each for himself: one group, ``"players"``, of seats that play against each other
   (zero-sum). A centralised critic must then not share its parameters across the group
@@ -34,7 +34,8 @@ from benchmarl.environments.common import Task, TaskClass
 from torchrl.data import Composite
 from torchrl.envs import EnvBase
 
-from allfives_benchmarl.env import AllFivesTorchEnv, groups_hold_opponents, seat_groups
+from agents.training.groups import seat_groups, summed_over_opponents
+from allfives_benchmarl.env import AllFivesTorchEnv
 from allfives_env.core.rules import Rules
 from allfives_env.envs.settings import DEFAULT_MAX_CYCLES, EnvConfigError, rules_of
 
@@ -64,7 +65,7 @@ class AllFivesTaskConfig:
     about 270 steps of random play)."""
     teams: bool | None = None
     """One group per team in partnerships (``None``, ``True``), or one group of all seats
-    (``False``); see :func:`allfives_benchmarl.env.seat_groups`."""
+    (``False``); see :func:`agents.training.groups.seat_groups`."""
 
     def table(self) -> Rules:
         """The rules this config plays."""
@@ -105,24 +106,20 @@ PRESETS: dict[str, AllFivesTaskConfig] = {
 }
 """The default config of each :class:`AllFivesTask` member: every preset and player count."""
 
-TEAM_ALGORITHMS = ("qmix", "vdn")
-"""BenchMARL's algorithms that learn one value for their group's summed reward."""
-
 
 def check_algorithm(algorithm: str, config: AllFivesTaskConfig, task: str = "this task") -> None:
     """Refuse an algorithm whose assumptions the task breaks: QMIX or VDN on a group of
-    opponents (its summed reward is zero, so there is nothing to learn).
+    opponents (its summed reward is zero, so there is nothing to learn; the rule of
+    :func:`agents.training.groups.summed_over_opponents`).
 
     Raises:
         EnvConfigError: one line, naming the algorithm, the task and what to use instead.
     """
-    if algorithm.lower() not in TEAM_ALGORITHMS:
-        return
-    bad = groups_hold_opponents(config.groups(), config.table())
-    if bad:
+    bad = summed_over_opponents(algorithm, config.table(), config.teams)
+    if bad is not None:
         raise EnvConfigError(
             f"{algorithm} learns its group's summed reward, and in {task} the group "
-            f"{bad[0]!r} holds opponents, whose rewards sum to zero: use a partnership task "
+            f"{bad!r} holds opponents, whose rewards sum to zero: use a partnership task "
             "(PAGAT_4P, SPRUCE_4P, FIVE_UP_4P) or an algorithm without a mixer (mappo, ippo, "
             "masac, isac, iql)"
         )

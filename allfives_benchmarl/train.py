@@ -39,9 +39,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agents.training.config import ConfigError
+from agents.training.curve import check_points
 from agents.training.policy_trainer import (
     Curve,
-    check_curve_points,
     parse_policy_args,
     policy_folder_kind,
     run_policy_trainer,
@@ -148,7 +148,7 @@ class Args:
             raise ConfigError("--hidden must be one or more positive widths")
         if self.seed < 0 or self.eval_matches < 0:
             raise ConfigError("--seed and --eval_matches must be non-negative")
-        check_curve_points(self.curve_points)
+        check_points(self.curve_points)
         from allfives_benchmarl.task import PRESETS, check_algorithm
         from allfives_env.envs.settings import EnvConfigError
 
@@ -179,7 +179,7 @@ def algorithm_config(args: Args) -> Any:
     """
     from benchmarl import algorithms
 
-    from allfives_benchmarl.env import groups_hold_opponents
+    from agents.training.groups import groups_hold_opponents
     from allfives_benchmarl.task import PRESETS
 
     kind = {

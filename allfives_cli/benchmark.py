@@ -205,11 +205,13 @@ def _provenance(args: argparse.Namespace) -> dict[str, Any] | None:
 
 
 def rerun_of(provenance: dict[str, Any]) -> str:
-    """The command that trains the run again (``allfives sweep`` of its one run)."""
-    return (
-        f"allfives sweep --protocol {provenance['protocol']} --recipes {provenance['recipe']} "
-        f"--settings {provenance['setting']} --tiers {provenance['tier']} --tracks "
-        f"{provenance['track']} --seeds {provenance['seed']}"
+    """The command that trains the run again (``allfives sweep`` of its one run:
+    :func:`agents.benchmark.sweep_report.sweep_command`)."""
+    from agents.benchmark.sweep_report import sweep_command
+
+    p = provenance
+    return sweep_command(
+        (p["protocol"], p["setting"], p["tier"], p["track"]), p["recipe"], [p["seed"]]
     )
 
 

@@ -44,9 +44,9 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple, Protocol
 
 from agents.training.config import ConfigError
+from agents.training.curve import check_points
 from agents.training.policy_trainer import (
     Curve,
-    check_curve_points,
     parse_policy_args,
     policy_folder_kind,
     run_policy_trainer,
@@ -129,7 +129,7 @@ class Args:
             raise ConfigError(f"--env_steps must be non-negative, not {self.env_steps}")
         if self.env_steps and self.episodes != Args.episodes:
             raise ConfigError("--env_steps and --episodes are exclusive: give one budget")
-        check_curve_points(self.curve_points)
+        check_points(self.curve_points)
         if self.reservoir_capacity < self.batch_size:
             raise ConfigError("--reservoir_capacity must be at least --batch_size")
         if not 0 <= self.anticipatory <= 1:

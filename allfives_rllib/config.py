@@ -13,7 +13,7 @@ from typing import Any
 
 from agents.training import config as train_config
 from agents.training.config import ConfigError, Settings, check_agent_specs, raise_first
-from allfives_rllib.curve import MAX_POINTS
+from agents.training.curve import points_check
 
 __all__ = ["ENGINES", "TRAIN_PY_ONLY", "ConfigError", "RLlibConfig", "load_yaml"]
 
@@ -128,9 +128,7 @@ class RLlibConfig(Settings):
         checks.append((self.num_steps >= 1, "num_steps", "at least 1"))
         checks.append((self.context_dim >= 1, "context_dim", "at least 1"))
         checks.append((self.imitation_epochs >= 1, "imitation_epochs", "at least 1"))
-        checks.append(
-            (0 <= self.curve_points <= MAX_POINTS, "curve_points", f"from 0 to {MAX_POINTS}")
-        )
+        checks.append(points_check(self.curve_points))
         checks.append(
             (
                 bool(self.baselines) or self.baseline_prob == 0,

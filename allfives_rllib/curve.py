@@ -1,5 +1,8 @@
-"""A run's learning curve: the module being trained, saved at ``curve_points`` points of its
-budget, each an agent that ``rllib:PATH`` plays.
+"""A ``train_rllib.py`` run's learning curve: the module being trained, saved at
+``curve_points`` points of its budget, each an agent that ``rllib:PATH`` plays. The thresholds,
+the names, the index and the rule of when a point is due are :mod:`agents.training.curve`'s;
+this module keeps what is RLlib's own: how a point is written, its agent spec, the check of
+every point on reading the index, and the resume.
 
 With ``K = curve_points > 0`` and ``B = total_timesteps``, the trainer saves the module at the
 first iteration boundary at or after each of the env steps ``B·k/K`` (``k = 1..K``; the warm
@@ -20,42 +23,33 @@ is dropped, and saved again as the run gets there) and continues from there.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from pathlib import Path
 from typing import Any
 
 from agents.training.config import ConfigError
+from agents.training.curve import (
+    CURVE,
+    INDEX,
+    Point,
+    index_file,
+    point_name,
+    point_path,
+    with_point,
+    write_index,
+)
+from agents.training.curve import due as point_due
 from agents.training.ownership import damaged
 from agents.training.run_folder import WAY_OUT
 from allfives_env.core import strict_json
 
-CURVE = "curve"
-"""The run folder's folder of curve points."""
-INDEX = "index.json"
-"""The list of points, in :data:`CURVE`."""
-MAX_POINTS = 1000
-"""The most ``curve_points`` a config may ask for."""
-
-Point = dict[str, Any]
-"""One point of the index: ``{"env_steps": int, "agent": "rllib:curve/NNNNNNNNNNNN"}``."""
-
-
-def point_name(env_steps: int) -> str:
-    """The folder name of the point at ``env_steps``: 12 digits, zero-padded."""
-    return f"{env_steps:012d}"
+__all__ = ["Curve", "Point", "point", "read_index", "write_index"]
 
 
 def point(env_steps: int) -> Point:
     """The index entry of the point at ``env_steps`` (its agent spec relative to the run)."""
-    return {"env_steps": env_steps, "agent": f"rllib:{CURVE}/{point_name(env_steps)}"}
-
-
-def crossed(env_steps: int, total: int, points: int) -> int:
-    """How many of the thresholds ``total·k/points`` (``k = 1..points``) ``env_steps`` has
-    reached (exact integer arithmetic; at most ``points``)."""
-    return min(points, env_steps * points // max(total, 1))
+    return {"env_steps": env_steps, "agent": f"rllib:{point_path(env_steps)}"}
 
 
 def read_index(run_dir: Path) -> list[Point]:
@@ -68,7 +62,7 @@ def read_index(run_dir: Path) -> list[Point]:
     from agents.learned import CheckpointError
     from allfives_rllib.agent import read_spec, resolve
 
-    path = run_dir / CURVE / INDEX
+    path = index_file(run_dir)
     if not path.exists():
         return []
     try:
@@ -94,18 +88,11 @@ def read_index(run_dir: Path) -> list[Point]:
     return points
 
 
-def write_index(run_dir: Path, points: list[Point]) -> None:
-    """Write ``curve/index.json`` whole (:func:`agents.files.replace_whole`)."""
-    from agents.files import replace_whole
-
-    text = json.dumps({"points": points}, indent=1).encode("utf-8")
-    replace_whole(run_dir / CURVE / INDEX, text)
-
-
 class Curve:
     """The curve points of a run as it trains (see the module docstring).
 
-    ``points`` are the ones kept so far; with ``wanted`` 0 nothing is ever due.
+    ``points`` are the ones kept so far (the last one's env steps is where the next threshold
+    is counted from); with ``wanted`` 0 nothing is ever due.
     """
 
     def __init__(self, run_dir: Path, total: int, wanted: int, points: list[Point]):
@@ -139,13 +126,10 @@ class Curve:
 
     def due(self, env_steps: int) -> bool:
         """Whether a point is to be saved at ``env_steps`` (an iteration boundary): a threshold
-        lies after the last point (the run's start if none) and at or before it."""
-        if self.wanted <= 0:
-            return False
+        lies after the last point (the run's start if none) and at or before it
+        (:func:`agents.training.curve.due`)."""
         last = self.points[-1]["env_steps"] if self.points else 0
-        if env_steps <= last:
-            return False
-        return crossed(env_steps, self.total, self.wanted) > crossed(last, self.total, self.wanted)
+        return point_due(last, env_steps, self.total, self.wanted)
 
     def save(self, module: Any, spec: Any, env_steps: int) -> Point:
         """Save ``module`` (the module being trained, as it is now; ``spec``: its
@@ -160,6 +144,6 @@ class Curve:
         write_agent_folder(tmp, module, spec)
         shutil.rmtree(folder, ignore_errors=True)
         os.replace(tmp, folder)
-        self.points.append(entry)
+        self.points[:] = with_point(self.points, entry)
         write_index(self.run_dir, self.points)
         return entry

@@ -25,6 +25,7 @@ from pathlib import Path
 from agents.benchmark.protocol import Setting
 from agents.benchmark.training import TIERS, TRACKS, Tier, TrainingProtocol
 from agents.eval.match import EvalError
+from agents.training.groups import summed_over_opponents
 
 
 class RecipeError(EvalError):
@@ -81,9 +82,8 @@ class Recipe:
                 f"{self.name} reaches the {self.max_tier} tier at most on this hardware, not "
                 f"{tier.name}"
             )
-        rules = setting.rules()
-        mixer = self.name.startswith("benchmarl-") and self.name.endswith(("qmix", "vdn"))
-        if mixer and rules.num_sides == rules.num_players:
+        benchmarl = self.framework == "benchmarl"
+        if benchmarl and summed_over_opponents(self.algorithm, setting.rules()) is not None:
             raise RecipeError(
                 f"{self.name} learns a team's summed reward: it needs a partnership "
                 f"setting, not {setting.name}"

@@ -22,10 +22,11 @@ from typing import Any
 from agents.benchmark.protocol import Protocol, Setting, is_search
 from agents.benchmark.rating import Match, fit_reference, rate_agent
 from agents.eval.match import EvalError, agent_of
-from agents.eval.results import _rules_json
+from agents.eval.results import Evaluation, _rules_json
 from agents.eval.runner import progress_bar
 from agents.eval.tournament import check_specs, evaluate, labels_of
 from allfives_env.core import strict_json
+from allfives_env.core.rules import Rules
 
 TRAINER = "agents.training.selfplay"
 """The trainer that the best responses use (what ``train.py`` runs; the ``[train]`` extra)."""
@@ -41,6 +42,33 @@ def plays(spec: str, setting: Setting) -> str | None:
     except (EvalError, ValueError) as e:
         return str(e)
     return None
+
+
+def play_against(
+    rules: Rules,
+    spec: str,
+    opponent: str,
+    deals: int,
+    seed: int,
+    processes: int,
+    progress: bool = False,
+    tick: Callable[[], object] | None = None,
+) -> tuple[dict[str, Any], Evaluation]:
+    """The agent ``spec`` at one side of ``rules``' table and ``opponent`` at every other, over
+    ``deals`` duplicate deals from ``seed`` (each dealt once a side: ``deals·k`` matches,
+    :func:`agents.eval.tournament.evaluate`, with its ``progress`` and ``tick``). Returns the
+    agent's numbers, ``{"matches", "win_rate", "win_rate_ci", "points_per_hand"}``, and the
+    whole evaluation (the agent is its ``agents[0]``)."""
+    k = rules.num_sides
+    ev = evaluate(rules, [spec] + [opponent] * (k - 1), deals * k, seed, processes, progress, tick)
+    me = ev.agents[0]
+    numbers = {
+        "matches": ev.matches,
+        "win_rate": me.wins.win_rate.value,
+        "win_rate_ci": [me.wins.win_rate.low, me.wins.win_rate.high],
+        "points_per_hand": me.points_per_hand.value,
+    }
+    return numbers, ev
 
 
 def play_setting(
@@ -67,20 +95,16 @@ def play_setting(
             continue
         if bar is not None:
             bar.set_description(f"{label}: {setting.name} v {opponent}")
-        ev = evaluate(
-            rules, [spec] + [opponent] * (k - 1), protocol.deals_against(opponent, spec) * k,
+        numbers, ev = play_against(
+            rules, spec, opponent, protocol.deals_against(opponent, spec),
             protocol.seed_of(setting, opponent), processes, progress and bar is None,
             None if bar is None else bar.update,
         )  # fmt: skip
         me = ev.agents[0]
-        them = ev.agents[1]
         out[opponent] = {
-            "matches": ev.matches,
-            "win_rate": me.wins.win_rate.value,
-            "win_rate_ci": [me.wins.win_rate.low, me.wins.win_rate.high],
-            "points_per_hand": me.points_per_hand.value,
+            **numbers,
             "points_per_hand_ci": [me.points_per_hand.low, me.points_per_hand.high],
-            "opponent_points_per_hand": them.points_per_hand.value,
+            "opponent_points_per_hand": ev.agents[1].points_per_hand.value,
         }
         for m, r in enumerate(ev.results):
             matches.append((label, opponent, r.scores, r.winners, m % k))

@@ -153,18 +153,11 @@ def _point_spec(folder: Path, agent: str) -> str:
 def _measure(
     run: RunSpec, spec: str, opponent: str, deals: int, seed: int, processes: int
 ) -> dict[str, Any]:
-    from agents.eval.tournament import evaluate
+    """``spec`` against ``opponent`` in the run's setting: the numbers of
+    :func:`agents.benchmark.run.play_against`."""
+    from agents.benchmark.run import play_against
 
-    rules = run.setting.rules()
-    k = rules.num_sides
-    ev = evaluate(rules, [spec] + [opponent] * (k - 1), deals * k, seed, processes)
-    me = ev.agents[0]
-    return {
-        "matches": ev.matches,
-        "win_rate": me.wins.win_rate.value,
-        "win_rate_ci": [me.wins.win_rate.low, me.wins.win_rate.high],
-        "points_per_hand": me.points_per_hand.value,
-    }
+    return play_against(run.setting.rules(), spec, opponent, deals, seed, processes)[0]
 
 
 def train(planned: Planned, log: Callable[[str], None]) -> dict[str, Any]:

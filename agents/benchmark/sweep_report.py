@@ -75,14 +75,21 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
-def rerun_command(key: Key, recipe: str, runs: Sequence[dict[str, Any]], out: str) -> str:
-    """The command that runs the row again."""
+def sweep_command(key: Key, recipe: str, seeds: Sequence[int], out: str | None = None) -> str:
+    """The ``allfives sweep`` command that runs ``recipe``'s runs of the table ``key`` with
+    ``seeds`` again (into ``--out out`` if given, else the command's default folder): a row of
+    the table (:func:`rerun_command`), or one run (``allfives benchmark --provenance``)."""
     protocol, setting, tier, track = key
-    seeds = " ".join(str(r["seed"]) for r in runs)
-    return (
+    command = (
         f"allfives sweep --protocol {protocol} --recipes {recipe} --settings {setting} "
-        f"--tiers {tier} --tracks {track} --seeds {seeds} --out {out}"
+        f"--tiers {tier} --tracks {track} --seeds {' '.join(str(s) for s in seeds)}"
     )
+    return command if out is None else f"{command} --out {out}"
+
+
+def rerun_command(key: Key, recipe: str, runs: Sequence[dict[str, Any]], out: str) -> str:
+    """The command that runs the row again (:func:`sweep_command`)."""
+    return sweep_command(key, recipe, [r["seed"] for r in runs], out)
 
 
 MARKERS = (

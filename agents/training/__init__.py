@@ -12,7 +12,13 @@ Shared by both trainers:
 - :mod:`agents.training.entry` — a trainer's command: its extras, Ctrl-C and SIGTERM, the exit
   statuses;
 - :mod:`agents.training.cluster` — a Ray cluster joined by ``--address`` (an address with
-  nothing behind it refused in one line).
+  nothing behind it refused in one line);
+- :mod:`agents.training.curve` — the learning curve: its thresholds, when a point is due, the
+  points' names and ``curve/index.json`` (for every trainer, the policy trainers' too);
+- :mod:`agents.training.policy_trainer` — the command around a trainer that writes a policy
+  folder (``allfives_openspiel.train``, ``allfives_benchmarl.train``);
+- :mod:`agents.training.groups` — a multi-agent trainer's seat groups and the rule that QMIX
+  and VDN need teams (the recipes of the sweep check it without BenchMARL).
 
 Self-play on the batched engine (``train.py``), read top to bottom in
 :mod:`agents.training.selfplay`:

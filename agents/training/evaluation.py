@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from agents.files import replace_whole
+from agents.training.curve import with_point, write_index
 from agents.training.run import Run, say
 
 if TYPE_CHECKING:
@@ -74,29 +75,13 @@ def evaluate_now(learner: Learner, label: str, writer: Any) -> None:
     run.timing["eval"] += time.perf_counter() - t0
 
 
-def curve_reached(steps: int, total: int, points: int) -> int:
-    """How many of the learning curve's thresholds ``steps`` PPO steps have reached: the k of
-    1..``points`` with ⌈``total``·k/``points``⌉ ≤ ``steps`` (0 when ``points`` or ``total`` is
-    0). The k-th point is saved at the first update that reaches k thresholds, so an update
-    that crosses several saves one point (at its end) and a resumed run computes the next
-    threshold from its own step; the last is reached when ``steps`` reaches ``total``."""
-    if points <= 0 or total <= 0:
-        return 0
-    return min(points, steps * points // total)
-
-
-def curve_due(before: int, after: int, total: int, points: int) -> bool:
-    """Whether the update that took PPO from ``before`` to ``after`` steps crossed one of the
-    learning curve's thresholds (:func:`curve_reached`)."""
-    return curve_reached(after, total, points) > curve_reached(before, total, points)
-
-
 def save_curve_point(learner: Learner) -> None:
-    """Keep the policy being trained as the learning curve's point at the current PPO step:
-    ``curve/<steps, 12 digits>.zip`` (a checkpoint like ``latest.zip``, playable by its path),
-    then ``curve/index.json`` (``{"points": [{"env_steps", "agent"}, ...]}``, ``agent`` the
-    path relative to the run folder), each written whole. A point already at this step or
-    beyond (left by a session stopped before its resume point) is replaced."""
+    """Keep the policy being trained as the learning curve's point at the current PPO step
+    (:mod:`agents.training.curve`): ``curve/<steps, 12 digits>.zip`` (a checkpoint like
+    ``latest.zip``, playable by its path), then ``curve/index.json``
+    (``{"points": [{"env_steps", "agent"}, ...]}``, ``agent`` the path relative to the run
+    folder), each written whole. A point already at this step or beyond (left by a session
+    stopped before its resume point) is replaced."""
     from agents.learned import write_checkpoint
 
     run = learner.run
@@ -104,9 +89,8 @@ def save_curve_point(learner: Learner) -> None:
     run.curve_dir.mkdir(parents=True, exist_ok=True)
     write_checkpoint(path, run.spec(), learner.net.to_numpy(), value_file(learner))
     point = {"env_steps": run.step, "agent": path.relative_to(run.dir).as_posix()}
-    run.curve = [p for p in run.curve if p["env_steps"] < run.step] + [point]
-    index = json.dumps({"points": run.curve}, indent=1) + "\n"
-    replace_whole(run.curve_index, index.encode("utf-8"))
+    run.curve = with_point(run.curve, point)
+    write_index(run.dir, run.curve, newline=True)
 
 
 def teacher_positions(cfg: Config, imitated: int) -> int:

@@ -15,9 +15,11 @@ trained, in whichever seat it plays: a turn at which its legal actions are more 
 or a lone pass (a forced draw or pass is no env step, whether the framework asks the policy for
 it or the engine takes it). Each trainer reports ``env_steps`` so.
 
-**Curve snapshots** (:class:`Curve`, ``--curve_points K``): the policy being trained, saved as
-it stands at K points of the budget into ``OUT/curve/<env steps, 12 digits>/`` (a policy folder
-that the trainer's agent kind plays), listed in ``OUT/curve/index.json``.
+**Curve snapshots** (:class:`Curve`, ``--curve_points K``, checked by
+:func:`agents.training.curve.check_points`): the policy being trained, saved as it stands at K
+points of the budget into ``OUT/curve/<env steps, 12 digits>/`` (a policy folder that the
+trainer's agent kind plays), listed in ``OUT/curve/index.json``
+(:mod:`agents.training.curve`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from typing import Any, Protocol, TypeVar
 
 from agents.files import replace_whole
 from agents.training.config import ConfigError, parse_command
+from agents.training.curve import CURVE, Point, point_name, point_path, with_point, write_index
+from agents.training.curve import due as point_due
 from agents.training.entry import Session, run_command
 from agents.training.ownership import MARKER, FolderKind, write_marker
 from agents.training.run_folder import check_space, open_run_folder
@@ -92,8 +96,8 @@ def check_opponent(args: PolicyArgs) -> None:
 def policy_folder_kind(prog: str, weights_file: str, folders: tuple[str, ...] = ()) -> FolderKind:
     """What the policy folder of the trainer ``prog`` holds: its marker, the policy's two
     files (``allfives.json`` and ``weights_file``), ``report.json``, the curve snapshots
-    (:data:`CURVE`) and its own ``folders`` (logs). A folder of an earlier version (no marker)
-    is recognised by the policy's files."""
+    (:data:`agents.training.curve.CURVE`) and its own ``folders`` (logs). A folder of an
+    earlier version (no marker) is recognised by the policy's files."""
     from agents.learned import META_FILE
 
     policy = (META_FILE, weights_file)
@@ -106,25 +110,10 @@ def policy_folder_kind(prog: str, weights_file: str, folders: tuple[str, ...] = 
     )
 
 
-CURVE = "curve"
-"""The folder of a policy folder that holds the curve snapshots (:class:`Curve`)."""
-MAX_CURVE_POINTS = 1000
-"""The most ``--curve_points`` a run may ask for."""
-
-
-def check_curve_points(points: int) -> None:
-    """Refuse a ``--curve_points`` outside 0 to :data:`MAX_CURVE_POINTS`.
-
-    Raises:
-        ConfigError: naming the flag.
-    """
-    if not 0 <= points <= MAX_CURVE_POINTS:
-        raise ConfigError(f"--curve_points must be in 0..{MAX_CURVE_POINTS}, not {points}")
-
-
 class Curve:
-    """The curve snapshots of a run: the policy being trained, saved at ``points`` points of
-    its ``budget``, into ``FOLDER/curve/<env steps, 12 digits zero-padded>/``.
+    """The curve snapshots of a run (:mod:`agents.training.curve`): the policy being trained,
+    saved at ``points`` points of its ``budget``, into ``FOLDER/curve/<env steps, 12 digits
+    zero-padded>/``.
 
     The trainer measures its progress in the budget's unit (env steps, or episodes), and calls
     :meth:`due` at each moment it can save (an episode's or an iteration's end); when it is
@@ -134,27 +123,28 @@ class Curve:
     fewer points). The progress of the run's end is at least ``budget``, so its last point is
     the final policy. After each point ``curve/index.json`` is written whole:
     ``{"points": [{"env_steps": N, "agent": "KIND:curve/<N>"}, ...]}``, the agent specs'
-    paths relative to ``FOLDER``, the env steps increasing. With ``points == 0`` nothing is
-    ever due and nothing is written.
+    paths relative to ``FOLDER``, the env steps increasing (a point saved again at the same
+    env steps replaces the last). With ``points == 0`` nothing is ever due and nothing is
+    written.
     """
 
     def __init__(self, folder: Path, kind: str, points: int, budget: int) -> None:
         """``folder``: the policy folder; ``kind``: the agent kind that plays a snapshot;
-        ``points``: K (checked by :func:`check_curve_points`); ``budget``: B, positive."""
+        ``points``: K (checked by :func:`agents.training.curve.check_points`); ``budget``: B,
+        positive."""
+        self.run_dir = folder
         self.folder = folder / CURVE
         self.kind = kind
         self.wanted = points
         self.budget = budget
-        self.reached = 0
-        """The thresholds reached so far (``k`` of the last one)."""
-        self.points: list[dict[str, Any]] = []
+        self.progress = 0
+        """The progress at the last point saved (0: none yet)."""
+        self.points: list[Point] = []
         """``index.json``'s points so far."""
 
     def due(self, progress: int) -> bool:
         """Whether ``progress`` (in the budget's unit) reaches a threshold not yet saved."""
-        return self.reached < self.wanted and progress * self.wanted >= self.budget * (
-            self.reached + 1
-        )
+        return point_due(self.progress, progress, self.budget, self.wanted)
 
     def save(self, progress: int, env_steps: int, write: Callable[[Path], None]) -> None:
         """Save the point of ``env_steps`` (the run's env steps now, at ``progress``): call
@@ -164,16 +154,11 @@ class Curve:
         Raises:
             OSError: if a file cannot be written.
         """
-        name = f"{env_steps:012d}"
-        write(self.folder / name)
-        self.reached = min(self.wanted, progress * self.wanted // self.budget)
-        point = {"env_steps": env_steps, "agent": f"{self.kind}:{CURVE}/{name}"}
-        if self.points and self.points[-1]["env_steps"] == env_steps:
-            self.points[-1] = point  # no env step since: the same point, saved anew
-        else:
-            self.points.append(point)
-        index = json.dumps({"points": self.points}, indent=1).encode("utf-8")
-        replace_whole(self.folder / "index.json", index)
+        write(self.folder / point_name(env_steps))
+        self.progress = progress
+        point = {"env_steps": env_steps, "agent": f"{self.kind}:{point_path(env_steps)}"}
+        self.points[:] = with_point(self.points, point)
+        write_index(self.run_dir, self.points)
 
 
 def run_policy_trainer(

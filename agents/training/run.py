@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agents.training.curve import CURVE, point_path
+
 if TYPE_CHECKING:
     from agents.training.selfplay_config import Config
 
@@ -23,9 +25,9 @@ class Run:
         self.resume_file = self.dir / "resume.zip"
         self.report_file = self.dir / "report.json"
         self.curve_file = self.dir / "learning_curve.png"
-        self.curve_dir = self.dir / "curve"
-        """The policies kept for a learning curve (``curve_points``) and their index."""
-        self.curve_index = self.curve_dir / "index.json"
+        self.curve_dir = self.dir / CURVE
+        """The policies kept for a learning curve (``curve_points``) and their index
+        (:mod:`agents.training.curve`)."""
         self.curve: list[dict[str, Any]] = []
         """The points of ``curve/index.json`` so far: ``{"env_steps", "agent"}`` each (the
         checkpoint's path relative to the run folder), in order of steps."""
@@ -52,7 +54,7 @@ class Run:
 
     def curve_file_of(self, steps: int) -> Path:
         """The curve's checkpoint at ``steps`` PPO steps: ``curve/<steps, 12 digits>.zip``."""
-        return self.curve_dir / f"{steps:012d}.zip"
+        return self.dir / point_path(steps, ".zip")
 
     def spec(self) -> Any:
         from agents.learned import PolicySpec

@@ -12,7 +12,8 @@
 5. PPO — :meth:`~agents.training.learner.Learner.collect` a rollout,
    :meth:`~agents.training.learner.Learner.update`; snapshots into the pool; periodic
    evaluation (:mod:`agents.training.evaluation`); the learning curve's policies
-   (``curve_points``: :func:`~agents.training.evaluation.save_curve_point`); a resume point
+   (``curve_points``: :mod:`agents.training.curve`,
+   :func:`~agents.training.evaluation.save_curve_point`); a resume point
    after every update (:mod:`agents.training.resume`).
 6. The end — :func:`~agents.training.evaluation.finish`: ``best.zip`` settled, its final
    evaluation, ``report.json`` and ``learning_curve.png``.
@@ -31,8 +32,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from agents.training.config import ConfigError
+from agents.training.curve import due as curve_due
 from agents.training.entry import INTERRUPTS, Session, run_command
-from agents.training.evaluation import curve_due, evaluate_now, finish, log, save_curve_point
+from agents.training.evaluation import evaluate_now, finish, log, save_curve_point
 from agents.training.learner import Learner
 from agents.training.resume import restore, save_resume_point, seed_everything
 from agents.training.resume_check import check_resume_files, load_resume_point, resume_message

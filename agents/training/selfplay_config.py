@@ -24,20 +24,18 @@ from agents.training.config import (
     parse_command,
     raise_first,
 )
+from agents.training.curve import CURVE, points_check
 from agents.training.ownership import CONFIG, MARKER, FolderKind, config_keys
 from agents.training.run_folder import RETIRED
 
 __all__ = [
-    "MAX_CURVE_POINTS", "PROG", "RUN_KIND", "TARGETS", "Command", "Config", "ConfigError",
-    "load_yaml", "parse_args",
+    "PROG", "RUN_KIND", "TARGETS", "Command", "Config", "ConfigError", "load_yaml", "parse_args",
 ]  # fmt: skip
 
 PROG = "train.py"
 """How the trainer names itself in its one-line errors."""
 TARGETS = ("choice", "values")
 """What the warm start may imitate (``imitation_targets``)."""
-MAX_CURVE_POINTS = 1000
-"""The most policies a run keeps for its learning curve (``curve_points``)."""
 
 
 @dataclass
@@ -140,8 +138,7 @@ class Config(Settings):
             )
         )
         checks += [
-            (0 <= self.curve_points <= MAX_CURVE_POINTS, "curve_points",
-             f"from 0 to {MAX_CURVE_POINTS}"),
+            points_check(self.curve_points),
             (self.curve_points == 0 or self.total_timesteps > 0, "curve_points",
              "0 when total_timesteps is 0 (the curve is of PPO's steps)"),
         ]  # fmt: skip
@@ -178,7 +175,7 @@ RUN_KIND = FolderKind(
         CONFIG, MARKER, "state.pkl", "resume.zip", "latest.zip", "best.zip", "report.json",
         "learning_curve.png", "*.tmp",
     ),
-    folders=("tb", "positions", "curve"),
+    folders=("tb", "positions", CURVE),
     config_keys=config_keys(Config, retired=RETIRED),
 )  # fmt: skip
 """What a ``train.py`` run folder holds (:mod:`agents.training.ownership`): the resume point

@@ -65,7 +65,8 @@ def test_the_curve_keeps_playable_policies_and_the_report_says_the_budget(
 
 
 def test_the_curves_thresholds() -> None:
-    from agents.training.evaluation import curve_due, curve_reached
+    from agents.training.curve import crossed as curve_reached
+    from agents.training.curve import due as curve_due
 
     # 2,000 steps in 3 points: thresholds 667, 1334, 2000, each saved at the first update at or
     # after it (updates of 512 steps: 1024, 1536, 2048)
