@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from allfives_env.core.errors import DealError
 from allfives_env.core.rules import Rules
-from allfives_env.core.tiles import HIGH, IS_DOUBLE, NUM_TILES, PIPS, TILES, Tile
+from allfives_env.core.tiles import HIGH, IS_DOUBLE, PIPS, TILES, Tile
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,8 +117,8 @@ def check_deal(rules: Rules, deal: Deal, choice_for: PreviousHand | None) -> int
 
     Raises:
         DealError: if the hands are not ``num_players`` hands of ``hand_size`` tiles, the hands
-            and boneyard are not the 28 tiles exactly once, or the leader is missing where the
-            rules choose by lot, or disagrees with the rules.
+            and boneyard are not the set's tiles (the 28 of double-six) exactly once, or the
+            leader is missing where the rules choose by lot, or disagrees with the rules.
     """
     n = rules.num_players
     if len(deal.hands) != n:
@@ -129,14 +129,17 @@ def check_deal(rules: Rules, deal: Deal, choice_for: PreviousHand | None) -> int
                 f"seat {seat} is dealt {len(hand)} tiles; the rules deal {rules.hand_size}"
             )
     seen: set[int] = set()
+    in_set = rules.tile_mask
     for t in [*(t for h in deal.hands for t in h), *deal.boneyard]:
-        if not isinstance(t, int) or not 0 <= t < NUM_TILES:
+        if not isinstance(t, int) or not 0 <= t < len(TILES):
             raise DealError(f"not a tile: {t!r}")
+        if not in_set >> t & 1:
+            raise DealError(f"tile {TILES[t]} is not in the double-{rules.max_pip} set")
         if t in seen:
             raise DealError(f"tile {TILES[t]} is dealt twice")
         seen.add(t)
-    if len(seen) != NUM_TILES:
-        missing = ", ".join(str(TILES[t]) for t in range(NUM_TILES) if t not in seen)
+    if len(seen) != rules.num_tiles:
+        missing = ", ".join(str(t) for t in rules.tiles if t not in seen)
         raise DealError(f"the deal lacks tiles: {missing}")
     choice = leader_choice(rules, choice_for, deal.hands)
     if deal.leader is None:
@@ -160,7 +163,7 @@ def random_deal(rules: Rules, rng: random.Random, previous: PreviousHand | None)
 
     The tiles are shuffled first, then the lot is drawn, so a seed fixes both.
     """
-    tiles = list(TILES)
+    tiles = list(rules.tiles)
     rng.shuffle(tiles)
     k = rules.hand_size
     hands = tuple(tuple(sorted(tiles[i * k : (i + 1) * k])) for i in range(rules.num_players))

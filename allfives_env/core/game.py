@@ -45,7 +45,6 @@ from allfives_env.core.rules import Rules
 from allfives_env.core.scoring import admitted, count_points, hand_award, reaches_target
 from allfives_env.core.seeds import check_seed
 from allfives_env.core.tiles import (
-    ALL_TILES_MASK,
     HIGH,
     IS_DOUBLE,
     LOW,
@@ -117,6 +116,7 @@ class Game:
         "_bpos",
         "_cur",
         "_drawn",
+        "_drew",
         "_dwa",
         "_forced_lead",
         "_hands",
@@ -213,6 +213,7 @@ class Game:
         self._forced_lead = choice.tile if choice.tile is not None else -1
         self._voids = [0] * self._n
         self._played = [0] * self._n
+        self._drew: list[list[int]] = [[] for _ in range(self._n)]
         self._legal: tuple[Action, ...] | None = None
         self._log.append(HandLog(deal, leader, choice.by_lot, []))
         return deal
@@ -455,6 +456,7 @@ class Game:
             leader=self.leader,
             events=tuple(self.events),
             results=tuple(self.hand_results),
+            drew=tuple(TILES[t] for t in self._drew[seat]),
         )
 
     # ================================================================ legality
@@ -729,6 +731,7 @@ class Game:
         self._voids[p] = 0  # the tile just drawn may carry any value
         t = self._bone[self._bpos]
         self._bpos += 1
+        self._drew[p].append(t)
         self._hands[p] |= 1 << t
         self._pips[p] += PIPS[t]
         self._sizes[p] += 1
@@ -798,7 +801,7 @@ class Game:
         """A game in ``view``'s position with the unseen tiles placed as given (a *world*).
 
         For search: ``hands`` gives every other seat's tiles and ``boneyard`` the draw order of
-        the rest; together with the viewer's hand and the table they must be the 28 tiles, with
+        the rest; together with the viewer's hand and the table they must be the set's tiles, with
         the hand sizes the view shows. The world's hand log starts at this position (its deal
         is the position, not the hand's real deal), so records of it are not meaningful.
 
@@ -825,7 +828,7 @@ class Game:
             raise DealError(f"the boneyard holds {view.boneyard_size} tiles, not {len(bone)}")
         placed = [t for h in all_hands for t in h] + bone
         if len(set(placed)) != len(placed) or mask_of(placed) != (
-            ALL_TILES_MASK & ~view.layout.on_table
+            r.tile_mask & ~view.layout.on_table
         ):
             raise DealError("the hands and boneyard must be exactly the tiles off the table")
         for seat, tiles in enumerate(all_hands if strict else ()):
@@ -855,6 +858,7 @@ class Game:
         g._voids = list(view.known_voids)
         g._void_pending = view.known_voids[g._cur]
         g._played = list(view.played)
+        g._drew = [[int(t) for t in view.drew] if s == me else [] for s in range(n)]
         deal = Deal(
             tuple(tuple(TILES[t] for t in h) for h in all_hands),
             tuple(TILES[t] for t in bone),
@@ -902,6 +906,7 @@ class Game:
         g._start = self._start
         g._voids = self._voids[:]
         g._played = self._played[:]
+        g._drew = [d[:] for d in self._drew]
         last = self._log[-1]
         g._log = [
             *self._log[:-1],

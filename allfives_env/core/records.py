@@ -36,7 +36,7 @@ from allfives_env.core.errors import (
 from allfives_env.core.events import HandResult
 from allfives_env.core.game import Game, check_scores
 from allfives_env.core.rules import PRESETS, Rules
-from allfives_env.core.tiles import Tile
+from allfives_env.core.tiles import MAX_PIP, Tile
 
 FORMAT = "allfives-record/1"
 """The value of a record's ``format`` field."""
@@ -45,7 +45,12 @@ START_SCORES = "start_scores"
 """The key of the scores a match began at (this project's addition to RULES.md §4: a record
 without it began at 0, as every record before it did)."""
 
-_RULES_KEYS = ("preset", "num_players", "partnerships")
+_RULES_KEYS = ("preset", "num_players", "partnerships", "max_pip", "hand_size", "target")
+_SET_KEYS = ("max_pip", "hand_size", "target")
+"""The rules fields a record of a smaller set (``max_pip`` below 6) holds beside the preset's,
+each written only where it differs: a smaller set needs smaller hands, and a target it reaches
+in reasonable time. A record of the double-six set is RULES.md §4's exactly: ``rules`` holds
+``preset``, ``num_players`` and ``partnerships``, and any other key is an error."""
 _OMITTED = object()
 _OWN_KEYS = ("format", "rules", "hands", START_SCORES)
 """The top-level keys a record's own fields take (never an extra's)."""
@@ -86,6 +91,8 @@ class Record:
         rules: dict[str, Any] = {"preset": self.rules.name, "num_players": self.rules.num_players}
         if self.rules.num_players == 4:  # written out: the record does not lean on a default
             rules["partnerships"] = self.rules.partnerships
+        changed = self.rules.overrides()
+        rules.update((k, changed[k]) for k in _SET_KEYS if k in changed)
         hands = []
         for h in self.hands:
             entry: dict[str, Any] = {
@@ -147,10 +154,12 @@ def _is_int(x: object) -> bool:
 def _parse_rules(obj: object) -> Rules:
     if not isinstance(obj, dict):
         raise RecordError("must be an object with preset and num_players", field="rules")
+    small = "max_pip" in obj and obj["max_pip"] != MAX_PIP
     for key in obj:
-        if key not in _RULES_KEYS:
+        if key not in _RULES_KEYS or (key in _SET_KEYS[1:] and not small):
             where = f"rules.{key}" if key.isidentifier() else f"rules[{key!r}]"
-            raise RecordError(f"unknown key {key!r}", field=where)
+            why = " (a record of the double-six set plays the preset's)" if key in _SET_KEYS else ""
+            raise RecordError(f"unknown key {key!r}{why}", field=where)
     if "preset" not in obj:
         raise RecordError("missing", field="rules.preset")
     preset = obj["preset"]
@@ -163,14 +172,23 @@ def _parse_rules(obj: object) -> Rules:
     n = obj["num_players"]
     if not _is_int(n) or not 2 <= n <= 4:
         raise RecordError(f"must be 2, 3 or 4, not {n!r}", field="rules.num_players")
-    if "partnerships" not in obj:  # left out: the preset's default (RULES.md §2)
-        return Rules.preset(preset, n)
-    partnerships = obj["partnerships"]
-    if type(partnerships) is not bool:
-        raise RecordError(
-            f"must be true or false, not {partnerships!r}", field="rules.partnerships"
-        )
-    return Rules.preset(preset, n, partnerships=partnerships)
+    fields: dict[str, Any] = {}
+    if "partnerships" in obj:  # left out: the preset's default (RULES.md §2)
+        partnerships = obj["partnerships"]
+        if type(partnerships) is not bool:
+            raise RecordError(
+                f"must be true or false, not {partnerships!r}", field="rules.partnerships"
+            )
+        fields["partnerships"] = partnerships
+    for key in _SET_KEYS:
+        if key in obj:
+            if not _is_int(obj[key]):
+                raise RecordError(f"must be a whole number, not {obj[key]!r}", field=f"rules.{key}")
+            fields[key] = obj[key]
+    try:
+        return Rules.preset(preset, n, **fields)
+    except RulesError as e:
+        raise RecordError(str(e), field="rules") from None
 
 
 def _tiles(obj: object, what: str, hand: int) -> tuple[Tile, ...]:
@@ -441,7 +459,8 @@ def record_of(game: Game, extra: dict[str, Any] | None = None) -> Record:
 
     Raises:
         RecordError: if the game's rules are not a preset's (a record holds only preset,
-            num_players and partnerships), or ``extra`` names one of the record's own keys
+            num_players, partnerships and, for a set smaller than double-six, the set, hand
+            size and target), or ``extra`` names one of the record's own keys
             or holds a value :func:`check_extra` refuses (nothing is written that would not
             read back).
     """
@@ -451,9 +470,10 @@ def record_of(game: Game, extra: dict[str, Any] | None = None) -> Record:
     if own:
         raise RecordError(f"extra keys may not be the record's own: {own}", field=own[0])
     check_extra(extra, r)
-    base = Rules.preset(r.name, r.num_players, partnerships=r.partnerships)
+    kept = {k: v for k, v in r.overrides().items() if k in _SET_KEYS and r.max_pip != MAX_PIP}
+    base = Rules.preset(r.name, r.num_players, partnerships=r.partnerships, **kept)
     if r != base:
-        changed = ", ".join(sorted(r.overrides()))
+        changed = ", ".join(sorted(k for k in r.overrides() if k not in kept))
         raise RecordError(
             f"a record holds preset rules only; this game overrides {changed}", field="rules"
         )

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from allfives_env.core.errors import RulesError
-from allfives_env.core.tiles import NUM_TILES
+from allfives_env.core.tiles import MAX_PIP, MIN_SET, SET_MASK, TILES, Tile, set_size, tiles_of
 
 PRESETS: tuple[str, ...] = ("pagat", "spruce", "dominoes_cc", "pyatyorka", "five_up")
 """The preset names; ``pagat`` is the default."""
@@ -111,6 +111,10 @@ class Rules:
     """The score that wins the match."""
     exact_target: bool = False
     """Whether the target must be hit exactly; a score that would pass it is not scored."""
+    max_pip: int = 6
+    """The set: double-``max_pip``, the tiles whose halves are 0 to ``max_pip`` (2 to 6; 6, the
+    default, is the 28 tiles of RULES.md). A smaller set keeps every rule and the double-six
+    tile ids; the hands (``num_players · hand_size``) must fit in it."""
 
     def __post_init__(self) -> None:
         _check(self)
@@ -179,9 +183,24 @@ class Rules:
         return 16 if self.spinners == "every" else 4
 
     @property
+    def num_tiles(self) -> int:
+        """Tiles in the set: 28 for double-six, 6 for double-two."""
+        return set_size(self.max_pip)
+
+    @property
+    def tile_mask(self) -> int:
+        """The set as a tile mask (bit ``t`` set: tile ``t`` is in play)."""
+        return SET_MASK[self.max_pip]
+
+    @property
+    def tiles(self) -> tuple[Tile, ...]:
+        """The set's tiles, in ascending id order."""
+        return TILES if self.max_pip == MAX_PIP else tuple(tiles_of(SET_MASK[self.max_pip]))
+
+    @property
     def boneyard_size(self) -> int:
         """Tiles left in the boneyard after the deal."""
-        return NUM_TILES - self.num_players * self.hand_size
+        return self.num_tiles - self.num_players * self.hand_size
 
     def overrides(self) -> dict[str, Any]:
         """The fields that differ from the preset's own values."""
@@ -199,6 +218,20 @@ class Rules:
         return f"{self.name} {self.num_players}p{teams}{extra}"
 
 
+def check_full_set(rules: Rules, layer: str) -> None:
+    """Refuse a set smaller than double-six in ``layer``, a part of the project that plays the
+    28 tiles only (its arrays are laid out for them).
+
+    Raises:
+        RulesError: naming the layer and the set, for ``max_pip`` below 6.
+    """
+    if rules.max_pip != MAX_PIP:
+        raise RulesError(
+            f"{layer}: the double-six set only, not the double-{rules.max_pip} set "
+            f"(max_pip={rules.max_pip}); the core game and records play every set"
+        )
+
+
 def _check(r: Rules) -> None:
     """Validate every field of ``r``; raise RulesError naming the first bad one."""
 
@@ -212,17 +245,32 @@ def _check(r: Rules) -> None:
     need(r.name in _PRESET_TABLE, "name", f"one of {', '.join(PRESETS)}")
     need(is_int(r.num_players) and 2 <= r.num_players <= 4, "num_players", "2, 3 or 4")
     need(type(r.partnerships) is bool, "partnerships", "a bool")
-    need(
-        is_int(r.hand_size) and r.hand_size >= 1 and r.num_players * r.hand_size <= NUM_TILES,
-        "hand_size",
-        f"an int from 1 to {NUM_TILES // max(2, r.num_players if is_int(r.num_players) else 2)}",
-    )
     need(r.leader in LEADER_RULES, "leader", f"one of {', '.join(LEADER_RULES)}")
     need(r.spinners in SPINNER_RULES, "spinners", f"one of {', '.join(SPINNER_RULES)}")
     need(r.branches in BRANCH_RULES, "branches", f"one of {', '.join(BRANCH_RULES)}")
-    need(is_int(r.stop_tiles) and 0 <= r.stop_tiles <= 27, "stop_tiles", "an int from 0 to 27")
     need(type(r.draw_when_able) is bool, "draw_when_able", "a bool")
     need(is_int(r.unit) and r.unit in (1, 5), "unit", "1 (pips) or 5 (fives)")
     need(r.award in AWARD_RULES, "award", f"one of {', '.join(AWARD_RULES)}")
     need(is_int(r.target) and r.target >= 1, "target", "a positive int")
     need(type(r.exact_target) is bool, "exact_target", "a bool")
+    _check_set(r)
+
+
+def _check_set(r: Rules) -> None:
+    """Validate the set against the hands and stop tiles (``num_players`` already checked)."""
+    if type(r.max_pip) is not int or not MIN_SET <= r.max_pip <= MAX_PIP:
+        raise RulesError(
+            f"rules field 'max_pip' must be an int from {MIN_SET} to {MAX_PIP} (the double-N "
+            f"set), not {r.max_pip!r}"
+        )
+    tiles = set_size(r.max_pip)
+    most = tiles // r.num_players
+    if type(r.hand_size) is not int or not 1 <= r.hand_size <= most:
+        raise RulesError(
+            f"rules field 'hand_size' must be an int from 1 to {most} (the double-{r.max_pip} "
+            f"set's {tiles} tiles dealt to {r.num_players} players), not {r.hand_size!r}"
+        )
+    if type(r.stop_tiles) is not int or not 0 <= r.stop_tiles < tiles:
+        raise RulesError(
+            f"rules field 'stop_tiles' must be an int from 0 to {tiles - 1}, not {r.stop_tiles!r}"
+        )

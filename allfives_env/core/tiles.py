@@ -3,7 +3,8 @@
 Tile ids are stable and ordered: ``0-0`` is 0, ``0-1`` is 1, ... ``0-6`` is 6, ``1-1`` is 7, ...,
 ``6-6`` is 27. A :class:`Tile` *is* its id (an ``int``), with readable accessors and the ``a-b``
 text form. Sets of tiles are kept as 28-bit masks (bit ``t`` set = tile ``t`` present); sets of
-pip values as 7-bit masks.
+pip values as 7-bit masks. A smaller set, double-N (:data:`SET_MASK`), is the tiles whose halves
+are at most N, with the same ids.
 
 >>> Tile.parse("4-6"), Tile.parse("6-4") == Tile.parse("4-6")
 (Tile('4-6'), True)
@@ -62,6 +63,20 @@ for _bits in range(1 << (MAX_PIP + 1)):
 
 #: ``TILE_VALUE_BITS[t]``: the 7-bit value set of tile ``t``'s halves.
 TILE_VALUE_BITS: list[int] = [(1 << LOW[t]) | (1 << HIGH[t]) for t in range(NUM_TILES)]
+
+MIN_SET = 2
+"""The smallest set a game may be played with: double-two (six tiles)."""
+
+#: ``SET_MASK[n]``: the tile mask of the double-``n`` set, the tiles whose halves are both at most
+#: ``n`` (``SET_MASK[6]`` is every tile). A smaller set keeps the double-six ids of its tiles.
+SET_MASK: list[int] = [
+    sum(1 << t for t in range(NUM_TILES) if HIGH[t] <= n) for n in range(MAX_PIP + 1)
+]
+
+
+def set_size(max_pip: int) -> int:
+    """The number of tiles of the double-``max_pip`` set: (N + 1)(N + 2) / 2 (28 for N = 6)."""
+    return (max_pip + 1) * (max_pip + 2) // 2
 
 
 class Tile(int):
@@ -141,6 +156,11 @@ def tiles_of(mask: int) -> list[Tile]:
         out.append(TILES[low.bit_length() - 1])
         mask ^= low
     return out
+
+
+def set_tiles(max_pip: int) -> tuple[Tile, ...]:
+    """The tiles of the double-``max_pip`` set, in ascending id order."""
+    return tuple(tiles_of(SET_MASK[max_pip]))
 
 
 def mask_of(tiles: Iterable[int]) -> int:

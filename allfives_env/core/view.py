@@ -13,7 +13,7 @@ from allfives_env.core.actions import Action
 from allfives_env.core.events import Event, HandResult, Phase
 from allfives_env.core.layout import Layout
 from allfives_env.core.rules import Rules
-from allfives_env.core.tiles import ALL_TILES_MASK, Tile, mask_of
+from allfives_env.core.tiles import Tile, mask_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +41,10 @@ class PlayerView:
         leader: the seat that led this hand.
         events: the public events of this hand so far.
         results: the results of the finished hands.
+        drew: the tiles this seat drew this hand, in the order drawn (its own knowledge: with
+            ``hand``, ``played`` and ``events`` it fixes all the seat has seen of the hand, so a
+            view is a perfect-recall information state within a hand). A world built from a
+            view (:meth:`Game.from_view`) knows only the viewer's draws before it.
     """
 
     rules: Rules
@@ -63,6 +67,7 @@ class PlayerView:
     leader: int
     events: tuple[Event, ...]
     results: tuple[HandResult, ...]
+    drew: tuple[Tile, ...] = ()
 
     @property
     def side(self) -> int:
@@ -72,7 +77,7 @@ class PlayerView:
     @property
     def unseen_mask(self) -> int:
         """Tiles this seat cannot see: the other hands and the boneyard, as a tile mask."""
-        return ALL_TILES_MASK & ~mask_of(self.hand) & ~self.layout.on_table
+        return self.rules.tile_mask & ~mask_of(self.hand) & ~self.layout.on_table
 
     def voids_of(self, seat: int) -> list[int]:
         """The pip values ``seat`` is publicly known not to hold."""
