@@ -23,6 +23,11 @@ class RandomAgent:
         legal = view.legal_actions
         return legal[rng.randrange(len(legal))]
 
+    def action_probabilities(self, view: PlayerView) -> dict[Action, float]:
+        """Its policy: each legal action with probability 1/(the number of them)."""
+        legal = view.legal_actions
+        return {a: 1.0 / len(legal) for a in legal}
+
     def act_batch(self, vg: VectorGame, games: I64, rng: U64) -> I64:
         """Uniform legal env actions for the acting seat of each game in ``games``, compiled
         (:class:`~allfives_env.vector.agents.RandomBatch`: drawn from ``rng[i]``, so not the

@@ -12,6 +12,9 @@ Commands:
   leaderboard     the leaderboard section of docs/BENCHMARK.md, from benchmark results
   sweep           train and measure baselines under the training protocol allfives-train/1
   sweep-report    the baseline table and learning curves, from a sweep's result files
+  solve           CFR+ on a small set's whole game tree; the policy plays as exact:FILE
+  exploitability  exact best responses and NashConv of agents on a small set's game
+  tree-size       histories, information states and deals of a small set's game
   serve           the web page: play, watch and replay games in the browser
 
 A user mistake (bad arguments, an invalid record, a missing file) prints one line on stderr and
@@ -45,6 +48,7 @@ from allfives_cli.options import (
 )
 from allfives_cli.play import add_play_parser, run_play
 from allfives_cli.serve import add_serve_parser, run_serve
+from allfives_cli.solve import add_solve_parsers, run_solve_command
 from allfives_cli.speed import add_speed_parser, run_speed
 from allfives_cli.sweep import add_sweep_parsers, run_sweep_command, run_sweep_report
 from allfives_env.core.errors import AllFivesError
@@ -87,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_play_parser(sub)
     add_benchmark_parsers(sub)
     add_sweep_parsers(sub)
+    add_solve_parsers(sub)
     add_serve_parser(sub)
     return parser
 
@@ -139,6 +144,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_sweep_command(args)
         if args.command == "sweep-report":
             return run_sweep_report(args)
+        if args.command in ("solve", "exploitability", "tree-size"):
+            return run_solve_command(args)
     except (AllFivesError, AgentError) as e:
         return fail(str(e))
     except BrokenPipeError:
