@@ -76,7 +76,8 @@ def seconds(text: str) -> float:
 
 
 def add_rules_options(p: argparse.ArgumentParser) -> None:
-    """``--preset``, ``--players`` and ``--partnerships/--no-partnerships``."""
+    """``--preset``, ``--players``, ``--partnerships/--no-partnerships``, and the set, hand size
+    and target (``--max_pip``, ``--hand_size``, ``--target``)."""
     p.add_argument("--preset", choices=PRESETS, default="pagat", help="rules (default pagat)")
     p.add_argument(
         "--players", type=int, choices=(2, 3, 4), default=2, help="2, 3 or 4 (default 2)"
@@ -89,6 +90,19 @@ def add_rules_options(p: argparse.ArgumentParser) -> None:
         "partnerships in pagat, spruce and five_up; each for himself in dominoes_cc and "
         "pyatyorka)",
     )
+    p.add_argument(
+        "--max_pip",
+        type=int,
+        default=None,
+        help="play the double-N set, N from 2 to 6 (default 6: the 28 tiles); a smaller set "
+        "needs a smaller --hand_size",
+    )
+    p.add_argument(
+        "--hand_size", type=int, help="tiles dealt to each player (default: the preset's)"
+    )
+    p.add_argument(
+        "--target", type=int, help="the score that wins the match (default: the preset's)"
+    )
 
 
 def rules_from_args(args: argparse.Namespace) -> Rules:
@@ -97,7 +111,10 @@ def rules_from_args(args: argparse.Namespace) -> Rules:
     Raises:
         RulesError: for rules the engine refuses.
     """
-    return rules_of(args.preset, args.players, args.partnerships)
+    rules = rules_of(args.preset, args.players, args.partnerships)
+    keys = ("max_pip", "hand_size", "target")
+    changed = {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
+    return rules.replace(**changed) if changed else rules
 
 
 def add_force_option(p: argparse.ArgumentParser, what: str = "an output file") -> None:

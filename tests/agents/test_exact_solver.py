@@ -263,6 +263,8 @@ def test_the_command_line(tmp_path: Path) -> None:
     rows = [json.loads(line) for line in out.stdout.splitlines()]
     assert rows[0]["nash_conv"] == pytest.approx(curve[-1]["nash_conv"])
     assert rows[1]["nash_conv"] == pytest.approx(0.875)
+    out = cli("eval", "exact:p.npz", "heuristic", *game, "--matches", "4", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
     # bad input: one line, exit 2, nothing written or replaced
     before = (tmp_path / "p.npz").read_bytes()
     for args in (
@@ -272,6 +274,9 @@ def test_the_command_line(tmp_path: Path) -> None:
         ["exploitability", "exact:missing.npz", *game],
         ["exploitability", "exact:p.npz", "--max_pip", "3", "--hand_size", "2"],
         ["tree-size", "--max_pip", "4", "--hand_size", "3", "--max_nodes", "1000"],
+        ["tree-size", "--max_pip", "9", "--hand_size", "3"],
+        ["eval", "greedy", "random", "--max_pip", "3"],  # the preset's 9 tiles a hand
+        ["eval", "exact:p.npz", "random", "--max_pip", "3", "--hand_size", "2"],
     ):
         out = cli(*args, cwd=tmp_path)
         assert out.returncode == 2, (args, out.stderr)
