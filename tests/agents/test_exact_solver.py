@@ -5,6 +5,7 @@ tests/extras/test_exact_openspiel.py.)"""
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import subprocess
@@ -129,7 +130,7 @@ def test_cfr_plus_converges(tiny: Tree) -> None:
     seen = []
     policy, curve = solver.cfr_plus(200, measure_every=50, on_progress=seen.append)
     assert [p.iteration for p in curve] == [50, 100, 150, 200] and seen == curve
-    assert all(a.nash_conv >= b.nash_conv for a, b in zip(curve, curve[1:], strict=False))
+    assert all(a.nash_conv >= b.nash_conv for a, b in itertools.pairwise(curve))
     assert 0 <= curve[-1].nash_conv < 1e-3 * tiny.utility_range
     assert solver.nash_conv(policy) == pytest.approx(curve[-1].nash_conv)
     # the same run again: the same policy (no randomness anywhere)
