@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from allfives_env.core.rules import check_full_set
 from allfives_env.core.tiles import HIGH, LOW
 from allfives_env.envs.blocks import LOOKAHEAD_SIZE, OUTLOOK_SIZE, SLOT_FEATURES
 from allfives_env.envs.spaces import Encoding
@@ -92,10 +93,16 @@ class ScorerLayout:
     def of(cls, enc: Encoding, tile_features: bool = False) -> ScorerLayout:
         """The layout of ``enc``'s observation, with or without the tile features.
 
+        Without tile features the scorer reads any set's per-action blocks; the tile features
+        are laid out for the 28 tiles of double-six and refuse a smaller set.
+
         Raises:
             ValueError: if the observation has no per-action blocks (``action_features``
-                must be ``True``, ``"outlook"`` or ``"lookahead"``).
+                must be ``True``, ``"outlook"`` or ``"lookahead"``); a ``RulesError`` (one
+                line) for tile features on a set smaller than double-six.
         """
+        if tile_features:
+            check_full_set(enc.rules, "the scorer's tile features")
         try:
             points = enc.block_range("action_points")[0]
         except KeyError:

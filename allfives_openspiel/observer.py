@@ -8,36 +8,42 @@ Nothing shown to a seat reveals another hand, the boneyard or its order (tests r
 hidden tile and compare).
 
 **Tensor** (``observer.dict`` names the blocks, in this order; ``r`` a relative seat, 0 = the
-observer; S = 4 slots, 16 with every double a spinner; n players):
+observer; S = 4 slots, 16 with every double a spinner; n players; T = 28 tiles, the double-six
+set's, and P = 168, its pips):
 
 ==================  ===========  =======================================================
 ``observation``     obs_size     public and ``SINGLE_PLAYER``: the environment's observation
                                  vector of the seat (:class:`Encoding`; ``docs/spaces.md``)
-``public``          obs_size−56  other public settings: that vector without ``hand`` and
+``public``          obs_size−2T  other public settings: that vector without ``hand`` and
                                  ``drawn``, a drawn tile's phase shown as plain play
-``private``         56           ``SINGLE_PLAYER`` without public: ``hand`` and ``drawn``
-``hands``           28·n + 28    ``ALL_PLAYERS``: each relative seat's hand, then the tile
+``private``         2T           ``SINGLE_PLAYER`` without public: ``hand`` and ``drawn``
+``hands``           T·n + T      ``ALL_PLAYERS``: each relative seat's hand, then the tile
                                  the seat to act must place
 *perfect recall only:*
-``pending``         3            public: tiles dealt so far / 28 while a hand is being dealt;
+``pending``         3            public: tiles dealt so far / T while a hand is being dealt;
                                  1 while a lot for the leader is pending; 1 while a draw
                                  awaits its tile
-``placements``      28 + 28·S    public, this hand: per tile, (its place in the order of
-                                 placements) / 28, else 0; then per tile the slot it was
+``placements``      T + T·S      public, this hand: per tile, (its place in the order of
+                                 placements) / T, else 0; then per tile the slot it was
                                  placed on, one-hot
-``draws``           29·n         public, this hand: per run of moves ending in placement
-                                 ``k`` (k = 1…28, then the run after the last placement),
-                                 tiles each relative seat drew / 28
+``draws``           (T+1)·n      public, this hand: per run of moves ending in placement
+                                 ``k`` (k = 1…T, then the run after the last placement),
+                                 tiles each relative seat drew / T
 ``match``           1 + n + 2    public, ``episode=match``: hand number / 200; the last
-                                 finished hand's pips per relative seat / 168; it ended in a
+                                 finished hand's pips per relative seat / P; it ended in a
                                  domino, it was blocked
-``my_deal``         28           ``SINGLE_PLAYER``: the tiles dealt to the seat so far while a
+``my_deal``         T            ``SINGLE_PLAYER``: the tiles dealt to the seat so far while a
                                  hand is being dealt (else 0)
-``my_draws``        28           ``SINGLE_PLAYER``: per tile the seat drew this hand, (its
-                                 place among the seat's draws) / 28
-``deals``           28·n         ``ALL_PLAYERS``: ``my_deal`` of each relative seat
-``draws_of``        28·n         ``ALL_PLAYERS``: ``my_draws`` of each relative seat
+``my_draws``        T            ``SINGLE_PLAYER``: per tile the seat drew this hand, (its
+                                 place among the seat's draws) / T
+``deals``           T·n          ``ALL_PLAYERS``: ``my_deal`` of each relative seat
+``draws_of``        T·n          ``ALL_PLAYERS``: ``my_draws`` of each relative seat
 ==================  ===========  =======================================================
+
+**A smaller set** (``max_pip`` N below 6) shrinks every tile block as the environment's
+observation does (:mod:`allfives_env.envs.blocks`): T is the set's (N + 1)(N + 2) / 2 tiles, a
+tile's entry is its rank in the set (:attr:`Encoding.tile_index`), and P is the set's pips,
+N(N + 1)(N + 2) / 2. For double-six every block is the one of earlier versions.
 
 **Perfect recall.** Within a hand the information-state tensor determines everything the seat
 has seen, in order, and so its whole history: the public moves are the placements in order
@@ -46,8 +52,9 @@ placements each seat in turn draws some tiles and passes, the last one places (t
 order, the draws per seat in ``draws`` and the placer fix that run; passes need an empty
 boneyard, so no seat draws after one); the seat's tiles are its hand, its placed tiles and
 its draws, in the order of ``my_draws`` (the rest was dealt: the deal is seen as a set, no
-seat acting during it). A hand is at most 28 placements, 28 draws and 3 passes around each
-placement (:data:`MOVES_PER_HAND` bounds it), whence the fixed sizes above.
+seat acting during it). A hand is at most T placements, T draws and 3 passes around each
+placement (:func:`~allfives_openspiel.game.moves_per_hand` bounds it), whence the fixed sizes
+above.
 
 A match keeps the current hand in full and each earlier hand by what every seat saw at its
 end: the scores (in the observation) and, of the last finished hand, its pips and how it
@@ -75,14 +82,13 @@ import pyspiel
 from allfives_env.core.actions import ACTIONS, DRAW_ID
 from allfives_env.core.events import Event, HandEnd, HandResult
 from allfives_env.core.render import render_layout
-from allfives_env.core.tiles import TILES
+from allfives_env.core.tiles import PIPS, TILES
 from allfives_env.core.view import PlayerView
 from allfives_openspiel.state import AllFivesState, GameParts, Private
 
 _NONE = pyspiel.PrivateInfoType.NONE
 _SINGLE = pyspiel.PrivateInfoType.SINGLE_PLAYER
 _ALL = pyspiel.PrivateInfoType.ALL_PLAYERS
-_SEGMENTS = 29  # the runs of moves ending in placement 1…28, and the run after the last
 
 
 class AllFivesObserver:
@@ -98,26 +104,32 @@ class AllFivesObserver:
         self.private = iig.private_info
         enc = game.encoding
         n, s = enc.num_players, enc.num_slots
+        t = self.num_tiles = enc.num_tiles
         self.num_slots = s
+        self.rank = enc.tile_index
+        # the divisors of the module docstring's table, as floats (28.0 and 168.0 for double-six)
+        self.per_tile = float(t)
+        self.per_pip = float(sum(PIPS[u] for u in enc.index_tile))
         blocks: list[tuple[str, int]] = []
         if self.public and self.private == _SINGLE:
             blocks.append(("observation", enc.obs_size))
         else:
             if self.public:
-                blocks.append(("public", enc.obs_size - 56))
+                blocks.append(("public", enc.obs_size - 2 * t))
             if self.private == _SINGLE:
-                blocks.append(("private", 56))
+                blocks.append(("private", 2 * t))
             elif self.private == _ALL:
-                blocks.append(("hands", 28 * n + 28))
+                blocks.append(("hands", t * n + t))
         if self.recall:
             if self.public:
-                blocks += [("pending", 3), ("placements", 28 + 28 * s), ("draws", _SEGMENTS * n)]
+                # draws: the runs of moves ending in placement 1…T, and the run after the last
+                blocks += [("pending", 3), ("placements", t + t * s), ("draws", (t + 1) * n)]
                 if game.table.match:
                     blocks.append(("match", 1 + n + 2))
             if self.private == _SINGLE:
-                blocks += [("my_deal", 28), ("my_draws", 28)]
+                blocks += [("my_deal", t), ("my_draws", t)]
             elif self.private == _ALL:
-                blocks += [("deals", 28 * n), ("draws_of", 28 * n)]
+                blocks += [("deals", t * n), ("draws_of", t * n)]
         self.tensor = np.zeros(sum(size for _, size in blocks), np.float32)
         self.dict: dict[str, npt.NDArray[np.float32]] = {}
         at = 0
@@ -158,16 +170,17 @@ class AllFivesObserver:
                 if "private" in d:
                     d["private"][:] = obs[self._private_index]
             if "hands" in d:
+                t = self.num_tiles
                 for r, seat in enumerate(seats):
-                    _put_tiles(d["hands"], 28 * r, g.hand_mask(seat))
+                    _put_tiles(d["hands"], t * r, g.hand_mask(seat), self.rank)
                 if g.drawn_tile is not None:
-                    d["hands"][28 * n + int(g.drawn_tile)] = 1.0
+                    d["hands"][t * n + self.rank[g.drawn_tile]] = 1.0
         if not self.recall:
             return
         if "pending" in d:
             pending = d["pending"]
             if state.dealt is not None:
-                pending[0] = sum(len(h) for h in state.dealt) / 28.0
+                pending[0] = sum(len(h) for h in state.dealt) / self.per_tile
             pending[1] = float(bool(state.lot))
             pending[2] = float(state.drawing)
             if g is not None:
@@ -178,14 +191,14 @@ class AllFivesObserver:
             last = state.seen.last
             if last is not None:
                 for r, seat in enumerate(seats):
-                    m[1 + r] = last.pips[seat] / 168.0
+                    m[1 + r] = last.pips[seat] / self.per_pip
                 m[1 + n] = float(last.end == HandEnd.DOMINO)
                 m[2 + n] = float(last.end == HandEnd.BLOCKED)
         if "my_deal" in d:
-            _private_history(state, player, d["my_deal"], d["my_draws"], 0)
+            self._private_history(state, player, d["my_deal"], d["my_draws"], 0)
         if "deals" in d:
             for r, seat in enumerate(seats):
-                _private_history(state, seat, d["deals"], d["draws_of"], 28 * r)
+                self._private_history(state, seat, d["deals"], d["draws_of"], self.num_tiles * r)
 
     def _public_history(
         self,
@@ -200,16 +213,33 @@ class AllFivesObserver:
         assert g is not None
         n = state.rules.num_players
         s = self.num_slots
+        t, per_tile, rank = self.num_tiles, self.per_tile, self.rank
         k = 0  # placements so far
         for e in g.events:
             a = e.action
             if a < DRAW_ID:
                 k += 1
-                tile = a >> 4
-                placements[tile] = k / 28.0
-                placements[28 + tile * s + (a & 15)] = 1.0
+                tile = rank[a >> 4]
+                placements[tile] = k / per_tile
+                placements[t + tile * s + (a & 15)] = 1.0
             elif a == DRAW_ID:
-                draws[k * n + (e.seat - player) % n] += 1 / 28.0
+                draws[k * n + (e.seat - player) % n] += 1 / per_tile
+
+    def _private_history(
+        self,
+        state: AllFivesState,
+        seat: int,
+        deal: npt.NDArray[np.float32],
+        draws: npt.NDArray[np.float32],
+        at: int,
+    ) -> None:
+        """``seat``'s tiles dealt so far in a deal in progress, and its draws this hand."""
+        rank = self.rank
+        if state.dealt is not None:
+            for t in state.dealt[seat]:
+                deal[at + rank[t]] = 1.0
+        for j, t in enumerate(state.drew(seat)):
+            draws[at + rank[t]] = (j + 1) / self.per_tile
 
     # ------------------------------------------------------------------ strings
 
@@ -248,27 +278,13 @@ class AllFivesObserver:
         return " || ".join([" | ".join(parts), *history])
 
 
-def _put_tiles(out: npt.NDArray[np.float32], at: int, mask: int) -> None:
-    """Set ``out[at + t]`` for each tile ``t`` of ``mask``."""
+def _put_tiles(out: npt.NDArray[np.float32], at: int, mask: int, rank: Sequence[int]) -> None:
+    """Set ``out[at + rank[t]]`` for each tile ``t`` of ``mask`` (``rank``: the set's
+    :attr:`Encoding.tile_index`)."""
     while mask:
         low = mask & -mask
-        out[at + low.bit_length() - 1] = 1.0
+        out[at + rank[low.bit_length() - 1]] = 1.0
         mask ^= low
-
-
-def _private_history(
-    state: AllFivesState,
-    seat: int,
-    deal: npt.NDArray[np.float32],
-    draws: npt.NDArray[np.float32],
-    at: int,
-) -> None:
-    """``seat``'s tiles dealt so far in a deal in progress, and its draws this hand."""
-    if state.dealt is not None:
-        for t in state.dealt[seat]:
-            deal[at + t] = 1.0
-    for j, t in enumerate(state.drew(seat)):
-        draws[at + t] = (j + 1) / 28.0
 
 
 def private_entry(seat: int, entry: Private) -> str:

@@ -25,7 +25,7 @@ from allfives_env.core.deal import Deal, PreviousHand, leader_choice
 from allfives_env.core.events import ActionResult, Event, HandResult
 from allfives_env.core.game import Game
 from allfives_env.core.rules import Rules
-from allfives_env.core.tiles import NUM_TILES, TILES
+from allfives_env.core.tiles import MAX_PIP, NUM_TILES, TILES
 from allfives_env.core.view import PlayerView
 from allfives_env.envs.spaces import Encoding
 
@@ -65,7 +65,8 @@ class Table:
         terminal_rewards: whether rewards are paid only at the end (``rewards=terminal``).
         zero: a reward of zero for every seat.
         same_ids: whether the game's action ids are the engine's (16 slots: every double a
-            spinner).
+            spinner, and the double-six set).
+        tiles: the set's tile ids, ascending (the 28 of double-six): what a deal deals.
     """
 
     sides: tuple[int, ...]
@@ -76,6 +77,7 @@ class Table:
     terminal_rewards: bool
     zero: Floats
     same_ids: bool
+    tiles: tuple[int, ...]
 
     def __deepcopy__(self, memo: dict[int, object]) -> Table:
         """Itself (it is never changed)."""
@@ -91,7 +93,6 @@ class GameParts(Protocol):
     table: Table
 
 
-_ALL_TILES = tuple(range(NUM_TILES))
 _OUTCOMES = [[(t, 1.0 / n if n else 0.0) for t in range(NUM_TILES)] for n in range(NUM_TILES + 1)]
 """``_OUTCOMES[n][t]``: outcome ``t`` of ``n`` equally likely ones (prebuilt: the deal asks
 for a list of them at every tile)."""
@@ -166,7 +167,7 @@ class AllFivesState(pyspiel.State):  # type: ignore[misc]
         self.dealt: list[list[int]] | None = [[] for _ in t.sides]  # the deal in progress
         # what chance may bring next, ascending: the tiles left to deal during a deal (a list,
         # as the deal takes them one by one), then the boneyard's
-        self.pool: list[int] | Ints = list(range(NUM_TILES))
+        self.pool: list[int] | Ints = list(t.tiles)
         self.deal_seat = 0  # the seat whose tiles are being dealt
         self.lot = Ints()  # seats a lot chooses among, when one is pending
         self.drawing = False  # a draw action awaits its chance node
@@ -254,7 +255,7 @@ class AllFivesState(pyspiel.State):  # type: ignore[misc]
         elif self.drawing or self.dealt is not None:
             pool = self.pool
         else:  # the next hand's deal
-            pool = _ALL_TILES
+            pool = self.table.tiles
         row = _OUTCOMES[len(pool)]
         return [row[t] for t in pool]
 
@@ -318,10 +319,10 @@ class AllFivesState(pyspiel.State):  # type: ignore[misc]
             seat = g.current_player
             self.to_act = seat if seat is not None else self._whose_turn()
         else:  # the first tile of the next hand
-            if not 0 <= action < NUM_TILES:
+            if not (0 <= action < NUM_TILES and self.rules.tile_mask >> action & 1):
                 raise pyspiel.SpielError(f"tile {action} is not left to deal")
             self.dealt = [[] for _ in self.table.sides]
-            self.pool = list(range(NUM_TILES))
+            self.pool = list(self.table.tiles)
             self.deal_seat = 0
             self._deal(action)
 
@@ -511,7 +512,7 @@ class AllFivesState(pyspiel.State):  # type: ignore[misc]
             world.dealt = None
         else:  # the tiles dealt to the others so far, dealt anew
             mine = self.dealt[player_id]
-            rest = [t for t in range(NUM_TILES) if t not in mine]
+            rest = [t for t in self.table.tiles if t not in mine]
             rng.shuffle(rest)
             world.dealt = []
             for seat, dealt in enumerate(self.dealt):
@@ -544,15 +545,18 @@ class AllFivesState(pyspiel.State):  # type: ignore[misc]
 
         Raises:
             pyspiel.SpielError: for an id that is no action of the game (a tile id outside
-                0-27 at a chance node), rather than the text of another.
+                the set, 0-27 for double-six, at a chance node), rather than the text of
+                another.
         """
         if player == CHANCE:
             if self.lot:
                 if not 0 <= action < len(self.table.sides):
                     raise pyspiel.SpielError(f"no seat {action} to draw by lot")
                 return f"lot: seat {action}"
-            if not 0 <= action < NUM_TILES:
-                raise pyspiel.SpielError(f"chance outcome {action} is not a tile (0-27)")
+            if not (0 <= action < NUM_TILES and self.rules.tile_mask >> action & 1):
+                pips = self.rules.max_pip
+                ids = "0-27" if pips == MAX_PIP else f"an id of the double-{pips} set"
+                raise pyspiel.SpielError(f"chance outcome {action} is not a tile ({ids})")
             if self.drawing:
                 seat = self.engine.current_player if self.engine is not None else "?"
                 return f"seat {seat} draws {TILES[action]}"

@@ -29,7 +29,8 @@ render_mode=None, max_cycles=10000, partnerships=None, action_features=False)``
 
 * `num_players`: 2, 3 or 4 (default 2, or the rules' own when `rules` is a `Rules`).
 * `rules`: a preset name (`pagat`, `spruce`, `dominoes_cc`, `pyatyorka`, `five_up`) or a
-  `Rules` (`Rules.preset("pagat", 4, target=100)`).
+  `Rules` (`Rules.preset("pagat", 4, target=100)`; `Rules.preset("pagat", 2, max_pip=3,
+  hand_size=3)` plays the double-three set, whose arrays shrink with it: see below).
 * `episode`: `"match"` (hands are dealt until a side reaches its target) or `"hand"` (one hand).
 * `reward`: `"win"` (terminal, per side, zero-sum), `"points"` (dense, zero-sum: the own side's
   points minus the mean of the other sides', divided by the target, on every scoring event; over
@@ -81,12 +82,15 @@ tiles. The lead is offered on slot 0 only (a mirrored lead plays identically).
 `Discrete(28·S + 2)`: placing tile `t` (`0-0`=0 … `6-6`=27) on slot `s` is `t·S + s`, then DRAW
 (`28·S`) and PASS (`28·S + 1`). Slots: W=0, E=1 (the line's ends), N=2, S=3 (the spinner's
 branches); with every double a spinner, spinner k owns slots 2+2k and 3+2k. Ids are the same for
-every seat. `raw_env` raises `IllegalActionError` (a `ValueError`, state unchanged) for an action
-outside the mask; `env()` instead ends the game with −1 for the offender and 0 for the others
-(PettingZoo's `TerminateIllegalWrapper`), and raises `ActionSpaceError` (an `AssertionError`
-too) for one outside the action space. An agent that is done takes `None` only; a step once
-every agent is done is an `EpisodeOverError`; `parallel_env().step` needs the acting agent's
-action (`ActionsError` names it when it is missing).
+every seat. A smaller set (`Rules.max_pip` N below 6, T tiles) has `Discrete(T·S + 2)`: a
+tile's rank in the set takes the place of its id, and every tile block of the observation has T
+entries (`docs/spaces.md`). `raw_env` raises `IllegalActionError` (a `ValueError`, state
+unchanged) for an action outside the mask; `env()` instead ends the game with −1 for the
+offender and 0 for the others (PettingZoo's `TerminateIllegalWrapper`), and raises
+`ActionSpaceError` (an `AssertionError` too) for one outside the action space. An agent that is
+done takes `None` only; a step once every agent is done is an `EpisodeOverError`;
+`parallel_env().step` needs the acting agent's action (`ActionsError` names it when it is
+missing).
 
 ### Rewards
 

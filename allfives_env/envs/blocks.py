@@ -4,6 +4,14 @@
 vectors that :class:`~allfives_env.envs.spaces.Encoding` builds; ``python -m
 allfives_env.envs.blocks`` prints them index by index (``docs/spaces.md`` is that output,
 checked by a test).
+
+**The set.** The layouts follow the rules' set, double-N (:attr:`Rules.max_pip`, 2 to 6): a set
+of T = (N + 1)(N + 2) / 2 tiles indexes its tile blocks by a tile's *rank* in the set (its place
+among the set's tile ids, ascending: :func:`tile_indices`), so every tile-indexed block has T
+entries and every pip-value one-hot N + 1; the divisions by 28 (hand sizes, the boneyard's size
+and order, draws this turn) divide by T. The count's scales (/ 60, a slot's share / 12) are the
+game's, whatever the set. For double-six (the default) a rank is the tile id and every layout is
+the one of earlier versions, entry for entry.
 """
 
 from __future__ import annotations
@@ -11,10 +19,35 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
+
+from allfives_env.core.tiles import HIGH, MAX_PIP, NUM_TILES, set_size
 
 SLOT_FEATURES = 12
-"""Features per slot: open, value one-hot (7), ordinary double at the end, spinner's free side,
-that spinner still counting, contribution to the count / 12."""
+"""Features per slot of the double-six set: open, value one-hot (7), ordinary double at the end,
+spinner's free side, that spinner still counting, contribution to the count / 12
+(:func:`slot_features` for any set)."""
+
+
+def slot_features(max_pip: int = MAX_PIP) -> int:
+    """Features per slot for the double-``max_pip`` set: the value one-hot has ``max_pip + 1``
+    entries, beside the 5 others (12 for double-six, :data:`SLOT_FEATURES`)."""
+    return max_pip + 1 + SLOT_FEATURES - (MAX_PIP + 1)
+
+
+@cache
+def tile_indices(max_pip: int = MAX_PIP) -> tuple[int, ...]:
+    """``out[t]``: the rank of tile id ``t`` (0–27) in the double-``max_pip`` set (its index in
+    the tile blocks and placement action ids), or -1 for a tile outside the set. Ranks follow
+    ids, so they increase with the id; for double-six the rank is the id."""
+    out = [-1] * NUM_TILES
+    rank = 0
+    for t in range(NUM_TILES):
+        if HIGH[t] <= max_pip:
+            out[t] = rank
+            rank += 1
+    return tuple(out)
+
 
 COUNT_SCALE = 60.0
 SCORE_CLIP = 2.0
@@ -97,55 +130,62 @@ def feature_set(action_features: bool | str) -> str:
 
 
 def observation_blocks(
-    num_players: int, num_sides: int, num_slots: int, action_features: bool | str = False
+    num_players: int,
+    num_sides: int,
+    num_slots: int,
+    action_features: bool | str = False,
+    max_pip: int = MAX_PIP,
 ) -> list[Block]:
-    """The observation layout for a table of this shape, in order.
+    """The observation layout for a table of this shape and the double-``max_pip`` set, in
+    order (see the module docstring for a smaller set).
 
     Raises:
         ValueError: for an unknown ``action_features``.
     """
     n, k, s = num_players, num_sides, num_slots
+    t, v = set_size(max_pip), max_pip + 1
+    by = "by id" if max_pip == MAX_PIP else "by its rank in the set"
     features = feature_set(action_features)
     extra = []
     if features != "none":
         extra += [
-            Block("action_points", 28 * s, ACTION_POINTS_MEANING),
-            Block("action_replies", 28 * s, ACTION_REPLIES_MEANING),
+            Block("action_points", t * s, ACTION_POINTS_MEANING),
+            Block("action_replies", t * s, ACTION_REPLIES_MEANING),
         ]
     if features in OUTLOOK_SETS:
         meaning = (
             f"per placement action id (tile · S + slot; {OUTLOOK_SIZE} entries each, all 0 "
             "unless the observer is to act and it is legal): " + "; ".join(OUTLOOK_ENTRIES)
         )
-        extra.append(Block("action_outlook", 28 * s * OUTLOOK_SIZE, meaning))
+        extra.append(Block("action_outlook", t * s * OUTLOOK_SIZE, meaning))
     if features == "lookahead":
         meaning = (
             f"per placement action id (tile · S + slot; {LOOKAHEAD_SIZE} entries each, all 0 "
             "unless the observer is to act and it is legal): " + "; ".join(LOOKAHEAD_ENTRIES)
         )
-        extra.append(Block("action_lookahead", 28 * s * LOOKAHEAD_SIZE, meaning))
+        extra.append(Block("action_lookahead", t * s * LOOKAHEAD_SIZE, meaning))
     return [
-        Block("hand", 28, "1 if the tile (by id) is in the observer's hand"),
-        Block("table", 28, "1 if the tile is on the table"),
+        Block("hand", t, f"1 if the tile ({by}) is in the observer's hand"),
+        Block("table", t, "1 if the tile is on the table"),
         Block(
             "played_by",
-            28 * n,
-            "per relative seat r (28 entries each, r = 0 first): 1 if seat r placed the tile "
+            t * n,
+            f"per relative seat r ({t} entries each, r = 0 first): 1 if seat r placed the tile "
             "this hand",
         ),
-        Block("drawn", 28, "1 for the drawn tile the observer must place now (else all 0)"),
+        Block("drawn", t, "1 for the drawn tile the observer must place now (else all 0)"),
         Block(
             "slots",
-            SLOT_FEATURES * s,
-            f"per slot (W, E, N, S{', @4 … @15' if s > 4 else ''}; {SLOT_FEATURES} entries "
-            "each): open; open value one-hot 0–6 (7); an ordinary double ends the arm; the "
-            "arm ends at a spinner's free side (or an unstarted branch); that spinner still "
-            "counts 2·v; the slot's contribution to the count / 12",
+            slot_features(max_pip) * s,
+            f"per slot (W, E, N, S{', @4 … @15' if s > 4 else ''}; {slot_features(max_pip)} "
+            f"entries each): open; open value one-hot 0–{max_pip} ({v}); an ordinary double "
+            "ends the arm; the arm ends at a spinner's free side (or an unstarted branch); "
+            "that spinner still counts 2·v; the slot's contribution to the count / 12",
         ),
         Block("count", 1, f"the count / {COUNT_SCALE:g}, clipped to 1"),
         Block("count_mod5", 5, "the count modulo 5, one-hot"),
-        Block("hand_sizes", n, "tiles in hand per relative seat / 28"),
-        Block("boneyard_size", 2, "boneyard size / 28; 1 if a tile may be drawn"),
+        Block("hand_sizes", n, f"tiles in hand per relative seat / {t}"),
+        Block("boneyard_size", 2, f"boneyard size / {t}; 1 if a tile may be drawn"),
         Block(
             "scores",
             k,
@@ -153,47 +193,52 @@ def observation_blocks(
         ),
         Block(
             "voids",
-            7 * n,
-            "per relative seat (7 entries each): 1 if that seat is publicly known to hold no "
+            v * n,
+            f"per relative seat ({v} entries each): 1 if that seat is publicly known to hold no "
             "tile with that pip value (from draws and passes)",
         ),
         Block("phase", 3, "one-hot: lead, play, must place the drawn tile (own turn only)"),
         Block("to_act", n, "one-hot relative seat to act (all 0 when no one is)"),
-        Block("draws_this_turn", 1, "tiles the player to act has drawn this turn / 28"),
+        Block("draws_this_turn", 1, f"tiles the player to act has drawn this turn / {t}"),
         Block("leader", n, "one-hot relative seat that led this hand"),
         *extra,
     ]
 
 
-def state_blocks(num_players: int, num_sides: int, num_slots: int) -> list[Block]:
-    """The global state layout (absolute seats and sides), in order."""
+def state_blocks(
+    num_players: int, num_sides: int, num_slots: int, max_pip: int = MAX_PIP
+) -> list[Block]:
+    """The global state layout (absolute seats and sides) for the double-``max_pip`` set, in
+    order."""
     n, k, s = num_players, num_sides, num_slots
+    t, v = set_size(max_pip), max_pip + 1
     return [
-        Block("hands", 28 * n, "per seat (28 entries each): 1 if the tile is in that hand"),
-        Block("boneyard", 28, "1 if the tile is in the boneyard"),
+        Block("hands", t * n, f"per seat ({t} entries each): 1 if the tile is in that hand"),
+        Block("boneyard", t, "1 if the tile is in the boneyard"),
         Block(
             "boneyard_order",
-            28,
-            "for a boneyard tile, (its place in the draw order + 1) / 28; else 0",
+            t,
+            f"for a boneyard tile, (its place in the draw order + 1) / {t}; else 0",
         ),
-        Block("table", 28, "1 if the tile is on the table"),
-        Block("played_by", 28 * n, "per seat: 1 if that seat placed the tile this hand"),
-        Block("drawn", 28, "1 for the drawn tile the player to act must place"),
-        Block("slots", SLOT_FEATURES * s, "per slot, as in the observation"),
+        Block("table", t, "1 if the tile is on the table"),
+        Block("played_by", t * n, "per seat: 1 if that seat placed the tile this hand"),
+        Block("drawn", t, "1 for the drawn tile the player to act must place"),
+        Block("slots", slot_features(max_pip) * s, "per slot, as in the observation"),
         Block("count", 1, f"the count / {COUNT_SCALE:g}, clipped to 1"),
         Block("count_mod5", 5, "the count modulo 5, one-hot"),
-        Block("hand_sizes", n, "tiles in hand per seat / 28"),
-        Block("boneyard_size", 2, "boneyard size / 28; 1 if a tile may be drawn"),
+        Block("hand_sizes", n, f"tiles in hand per seat / {t}"),
+        Block("boneyard_size", 2, f"boneyard size / {t}; 1 if a tile may be drawn"),
         Block("scores", k, f"score / target per side, clipped to ±{SCORE_CLIP:g}"),
-        Block("voids", 7 * n, "per seat: publicly known voids"),
+        Block("voids", v * n, "per seat: publicly known voids"),
         Block("phase", 3, "one-hot: lead, play, must place the drawn tile"),
         Block("to_act", n, "one-hot seat to act"),
-        Block("draws_this_turn", 1, "tiles the player to act has drawn this turn / 28"),
+        Block("draws_this_turn", 1, f"tiles the player to act has drawn this turn / {t}"),
         Block("leader", n, "one-hot seat that led this hand"),
     ]
 
 
 def offsets(blocks: list[Block]) -> dict[str, int]:
+    """Each block's first index, by name."""
     out: dict[str, int] = {}
     at = 0
     for b in blocks:
@@ -202,7 +247,6 @@ def offsets(blocks: list[Block]) -> dict[str, int]:
     return out
 
 
-# 14-bit tile-mask halves → rows of 0/1, to turn a 28-bit mask into 28 floats in two copies.
 def table(blocks: list[Block]) -> str:
     """A Markdown table of ``blocks``: index range, name, size, meaning."""
     lines = ["| indices | block | size | meaning |", "|---|---|---:|---|"]
@@ -243,6 +287,13 @@ def spaces_markdown() -> str:
         "spinner (`five_up`). Placing tile `t` on slot `s` is `t * S + s`; the lead is slot 0;",
         "DRAW is `28 * S`, PASS is `28 * S + 1`. Tile ids: `0-0`=0, `0-1`=1, … `0-6`=6,",
         "`1-1`=7, … `6-6`=27.",
+        "",
+        "A smaller set (`Rules.max_pip` N = 2 to 5: the double-N set's T = (N + 1)(N + 2) / 2",
+        "tiles) shrinks every tile block to T entries, a tile's entry being its rank among the",
+        "set's ids (ascending); placing it on slot `s` is `rank * S + s`, DRAW `T * S`, PASS",
+        "`T * S + 1`. Value one-hots (`slots`, `voids`) have N + 1 entries (a slot N + 6), and",
+        "what is divided by 28 here is divided by T (the outlook's distinct values by N + 1).",
+        "The tables below are the double-six set's.",
         "",
         "| slots S | actions | DRAW | PASS |",
         "|---:|---:|---:|---:|",

@@ -12,6 +12,10 @@ With ``action_features="outlook"`` each placement also gets its public outlook
 (:func:`outlook_features`, from :mod:`allfives_env.envs.outlook`).
 
 Only the observer's hand, the table and the public voids (and hand sizes, and scores) are read.
+
+Every block follows the rules' set: ``tile`` is the tile's rank in the set
+(:func:`allfives_env.envs.blocks.tile_indices`, the tile id for double-six), so a block has
+``T · num_slots`` placements for a set of T tiles, and only the set's tiles may be held.
 """
 
 from __future__ import annotations
@@ -20,15 +24,13 @@ from allfives_env.core.actions import DRAW_ID, SLOT_OF, TILE_OF
 from allfives_env.core.game import Game
 from allfives_env.core.scoring import admitted, count_points
 from allfives_env.core.tiles import (
-    ALL_TILES_MASK,
     HIGH,
     IS_DOUBLE,
     LOW,
-    NUM_TILES,
     OTHER,
     VALUES_MASK,
 )
-from allfives_env.envs.blocks import LOOKAHEAD_SIZE, OUTLOOK_SIZE
+from allfives_env.envs.blocks import LOOKAHEAD_SIZE, OUTLOOK_SIZE, tile_indices
 from allfives_env.envs.outlook import Position, after, outlook, reply_risk, wins_match
 
 COUNT_NORM = 60.0
@@ -54,24 +56,26 @@ def best_additions(maybe: int) -> list[list[int]]:
 
 
 def action_features(game: Game, seat: int, num_slots: int) -> tuple[list[float], list[float]]:
-    """``(points, replies)``, each ``28 · num_slots`` entries (all 0 unless ``seat`` acts)."""
-    size = NUM_TILES * num_slots
+    """``(points, replies)``, each ``T · num_slots`` entries for the rules' set of T tiles (all
+    0 unless ``seat`` acts)."""
+    rules = game.rules
+    size = rules.num_tiles * num_slots
     points = [0.0] * size
     replies = [0.0] * size
     if game.current_player != seat:
         return points, replies
-    rules = game.rules
+    rank = tile_indices(rules.max_pip)
     lay = game.layout
     score = game.scores[rules.side_of(seat)]
     nxt = (seat + 1) % rules.num_players
     # tiles the next player may hold: unseen by the observer, and no half he lacks
-    maybe = ALL_TILES_MASK & ~game.hand_mask(seat) & ~lay.on_table
+    maybe = rules.tile_mask & ~game.hand_mask(seat) & ~lay.on_table
     by_residue = best_additions(maybe & ~VALUES_MASK[game.void_bits(nxt)])
     for a in game.legal_actions():
         if a >= DRAW_ID:
             continue
         tile, slot = TILE_OF[a], SLOT_OF[a]
-        i = tile * num_slots + slot
+        i = rank[tile] * num_slots + slot
         count = lay.count_after(tile, slot)
         if admitted(rules, score, count_points(count, rules.unit)):
             points[i] = min(count / COUNT_NORM, 1.0)
@@ -97,12 +101,15 @@ OUTLOOK_WIN = 60.0
 
 def outlook_features(game: Game, seat: int, num_slots: int) -> list[float]:
     """The ``action_outlook`` block: ``OUTLOOK_SIZE`` entries per placement action id (all 0
-    unless ``seat`` acts), in the order of :data:`allfives_env.envs.blocks.OUTLOOK_ENTRIES`."""
-    out = [0.0] * (NUM_TILES * num_slots * OUTLOOK_SIZE)
+    unless ``seat`` acts), in the order of :data:`allfives_env.envs.blocks.OUTLOOK_ENTRIES`;
+    the distinct values are divided by the set's ``max_pip + 1`` (7 for double-six)."""
+    out = [0.0] * (game.rules.num_tiles * num_slots * OUTLOOK_SIZE)
     if game.current_player != seat:
         return out
     pos = Position.of_game(game, seat)
     rules = pos.rules
+    rank = tile_indices(rules.max_pip)
+    values = float(rules.max_pip + 1)
     side = rules.side_of(seat)
     norm = COUNT_NORM
     for a in game.legal_actions():
@@ -110,7 +117,7 @@ def outlook_features(game: Game, seat: int, num_slots: int) -> list[float]:
             continue
         o = outlook(pos, a, OUTLOOK_WIN, OUTLOOK_WIN)
         wins = wins_match(rules, pos.scores, side, pos.layout.count_after(TILE_OF[a], SLOT_OF[a]))
-        at = (TILE_OF[a] * num_slots + SLOT_OF[a]) * OUTLOOK_SIZE
+        at = (rank[TILE_OF[a]] * num_slots + SLOT_OF[a]) * OUTLOOK_SIZE
         out[at : at + OUTLOOK_SIZE] = [
             min(o.now / norm, 1.0),
             1.0 if wins else 0.0,
@@ -119,7 +126,7 @@ def outlook_features(game: Game, seat: int, num_slots: int) -> list[float]:
             o.opp_stuck,
             min(o.setup / norm, 1.0),
             min(o.kept_pips / norm, 1.0),
-            o.variety / 7.0,
+            o.variety / values,
             1.0 if o.double else 0.0,
             1.0 if o.stuck else 0.0,
             min(o.assist / norm, 1.0),
@@ -133,11 +140,12 @@ def lookahead_features(game: Game, seat: int, num_slots: int) -> list[float]:
     unless ``seat`` acts), in the order of :data:`allfives_env.envs.blocks.LOOKAHEAD_ENTRIES`:
     :func:`allfives_env.envs.outlook.reply_risk` of the next seat on the layout a placement
     leaves, 0 after one that wins the match or plays out the hand."""
-    out = [0.0] * (NUM_TILES * num_slots * LOOKAHEAD_SIZE)
+    out = [0.0] * (game.rules.num_tiles * num_slots * LOOKAHEAD_SIZE)
     if game.current_player != seat:
         return out
     pos = Position.of_game(game, seat)
     rules = pos.rules
+    rank = tile_indices(rules.max_pip)
     side = rules.side_of(seat)
     nxt = (seat + 1) % rules.num_players
     for a in game.legal_actions():
@@ -148,6 +156,6 @@ def lookahead_features(game: Game, seat: int, num_slots: int) -> list[float]:
             rules, pos.scores, side, pos.layout.count_after(t, SLOT_OF[a])
         ):
             continue
-        at = (t * num_slots + SLOT_OF[a]) * LOOKAHEAD_SIZE
+        at = (rank[t] * num_slots + SLOT_OF[a]) * LOOKAHEAD_SIZE
         out[at : at + LOOKAHEAD_SIZE] = reply_risk(pos, after(pos.layout, a), nxt)
     return out

@@ -24,7 +24,6 @@ from allfives_env.core.layout import Layout
 from allfives_env.core.rules import Rules
 from allfives_env.core.scoring import admitted, count_points, reaches_target
 from allfives_env.core.tiles import (
-    ALL_TILES_MASK,
     HIGH,
     IS_DOUBLE,
     LOW,
@@ -49,7 +48,8 @@ class Position:
         hand_sizes: tiles in each seat's hand.
         scores: each side's score.
         voids: per seat, the pip values it is known not to hold (7-bit sets).
-        unseen: the tiles the seat cannot see (other hands and the boneyard), as a tile mask.
+        unseen: the tiles of the set the seat cannot see (other hands and the boneyard), as a
+            tile mask.
     """
 
     rules: Rules
@@ -95,7 +95,7 @@ class Position:
             game.hand_sizes,
             game.scores,
             game.void_sets,
-            ALL_TILES_MASK & ~game.layout.on_table & ~hand,
+            game.rules.tile_mask & ~game.layout.on_table & ~hand,
         )
 
 

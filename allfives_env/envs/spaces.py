@@ -4,6 +4,13 @@ Action ids (``Discrete(28 * S + 2)``, S = :attr:`Rules.num_slots`, 4 or 16): pla
 (id 0–27, ``0-0`` … ``6-6``) on slot ``s`` is ``t * S + s``; then DRAW = ``28 * S`` and
 PASS = ``28 * S + 1``. The lead is always slot 0 (W). Ids do not depend on the seat.
 
+A smaller set (:attr:`Rules.max_pip` N below 6: T = (N + 1)(N + 2) / 2 tiles) shrinks the ids
+and the tile blocks with it: a tile is named by its rank in the set (:attr:`Encoding.tile_index`,
+:attr:`Encoding.index_tile`; ranks follow ids), placing it is ``rank * S + s``, DRAW ``T * S``,
+PASS ``T * S + 1``; value one-hots have N + 1 entries and the divisions by 28 divide by T
+(:mod:`allfives_env.envs.blocks`). For double-six the rank is the id: every array is the one the
+batched engine (:mod:`allfives_env.vector`) is pinned to, byte for byte.
+
 Observations are seen from the observing seat: "relative seat" ``r`` is the seat ``r`` places
 after it in turn order (``r = 0`` is the observer), "relative side" ``k`` the ``k``-th side met
 going round from the observer's own (``k = 0``). The layout, block by block, is in
@@ -18,6 +25,7 @@ The encoder reads the game through its public, read-only surface only.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,18 +36,19 @@ from allfives_env.core.events import Phase
 from allfives_env.core.game import Game
 from allfives_env.core.layout import Layout
 from allfives_env.core.rules import Rules
-from allfives_env.core.tiles import IS_DOUBLE, NUM_TILES, tiles_of
+from allfives_env.core.tiles import IS_DOUBLE, MAX_PIP, tiles_of
 from allfives_env.core.view import PlayerView
 from allfives_env.envs.blocks import (
     COUNT_SCALE,
     OUTLOOK_SETS,
     SCORE_CLIP,
-    SLOT_FEATURES,
     Block,
     feature_set,
     observation_blocks,
     offsets,
+    slot_features,
     state_blocks,
+    tile_indices,
 )
 from allfives_env.envs.features import action_features, lookahead_features, outlook_features
 
@@ -66,26 +75,58 @@ def _floats(values: list[float]) -> bytes:
     return array("f", values).tobytes()
 
 
-# a 7-bit void set → the bytes of its 7 float32 0/1 entries
-_VOID_PIECE = [_floats([float(bits >> v & 1) for v in range(7)]) for bits in range(128)]
+def _void_pieces(max_pip: int) -> list[bytes]:
+    """A 7-bit void set → the bytes of its ``max_pip + 1`` float32 0/1 entries (values 0 to
+    ``max_pip``: a void is only ever known in a value of the set)."""
+    return [_floats([float(bits >> v & 1) for v in range(max_pip + 1)]) for bits in range(128)]
 
 
-def _slot_row(key: int) -> bytes:
+_VOID_PIECE = _void_pieces(MAX_PIP)
+
+
+def _slot_row(key: int, max_pip: int = MAX_PIP) -> bytes:
     """One slot's features from its key: value + 8·(spinner's free side) + 16·(that spinner
-    counts) + 32·(ordinary double at the end) + 64·(contribution to the count)."""
-    values = [0.0] * SLOT_FEATURES
+    counts) + 32·(ordinary double at the end) + 64·(contribution to the count); the value
+    one-hot has ``max_pip + 1`` entries."""
+    v = max_pip + 1
+    values = [0.0] * slot_features(max_pip)
     values[0] = 1.0
     values[1 + (key & 7)] = 1.0
-    values[8] = float(key >> 5 & 1)
-    values[9] = float(key >> 3 & 1)
-    values[10] = float(key >> 4 & 1)
-    values[11] = (key >> 6) / 12.0
+    values[v + 1] = float(key >> 5 & 1)
+    values[v + 2] = float(key >> 3 & 1)
+    values[v + 3] = float(key >> 4 & 1)
+    values[v + 4] = (key >> 6) / 12.0
     return np.array(values, np.float32).tobytes()
 
 
 def _put_mask(out: ObsArray, at: int, mask: int) -> None:
     out[at : at + 14] = _BITS14[mask & 0x3FFF]
     out[at + 14 : at + 28] = _BITS14[mask >> 14]
+
+
+class _RankBytes:
+    """``(mask)`` → a tile mask as the bytes of a smaller set's T float32 0/1 entries, by rank
+    (a class, not a closure, so that an encoding pickles)."""
+
+    def __init__(self, index: tuple[int, ...]):
+        """``index``: :func:`~allfives_env.envs.blocks.tile_indices` of the set."""
+        # per 7-bit chunk of a tile mask, its 128 values → the rank mask of their tiles
+        tables = []
+        for chunk in range(4):
+            table = [0] * 128
+            for bits in range(128):
+                for j in range(7):
+                    if bits >> j & 1 and index[7 * chunk + j] >= 0:
+                        table[bits] |= 1 << index[7 * chunk + j]
+            tables.append(table)
+        self.r0, self.r1, self.r2, self.r3 = tables
+        self.size = 4 * sum(1 for i in index if i >= 0)
+
+    def __call__(self, mask: int) -> bytes:
+        m = self.r0[mask & 127] | self.r1[mask >> 7 & 127] | self.r2[mask >> 14 & 127]
+        m |= self.r3[mask >> 21]
+        c = _CHUNK7
+        return b"".join((c[m & 127], c[m >> 7 & 127], c[m >> 14 & 127]))[: self.size]
 
 
 @dataclass(slots=True)
@@ -117,10 +158,20 @@ class _At:
 
 
 class Encoding:
-    """Action ids, observation, mask and state arrays for one rules config.
+    """Action ids, observation, mask and state arrays for one rules config, any set.
 
-    Raises:
-        RulesError: never; ``rules`` is already validated.
+    Attributes:
+        max_pip: N, the rules' set is double-N (6: the 28 tiles).
+        num_tiles: T, the tiles of the rules' set (28 for double-six).
+        tile_index: tile id (0–27) → its rank in the set (-1: not in the set), the index of
+            its entry in the tile blocks and of its placements among the action ids.
+        index_tile: rank → tile id (the set's tile ids, ascending).
+        num_actions: ``T * S + 2``; ``draw`` and ``pass_`` are the last two.
+        to_env: engine action id → env action id (-1: not an env action).
+        to_engine: env action id → engine action id.
+        slot_features: features per slot, N + 6 (12 for double-six).
+
+    The rules are already validated: the constructor raises nothing.
     """
 
     def __deepcopy__(self, memo: dict[int, object]) -> Encoding:
@@ -133,47 +184,58 @@ class Encoding:
         n = self.num_players = rules.num_players
         k = self.num_sides = rules.num_sides
         s = self.num_slots = rules.num_slots
-        self.num_actions = NUM_TILES * s + 2
-        self.draw = NUM_TILES * s
-        self.pass_ = NUM_TILES * s + 1
+        pips = self.max_pip = rules.max_pip
+        nt = self.num_tiles = rules.num_tiles
+        self.tile_index: tuple[int, ...] = tile_indices(pips)
+        self.index_tile: tuple[int, ...] = tuple(int(t) for t in rules.tiles)
+        self.num_actions = nt * s + 2
+        self.draw = nt * s
+        self.pass_ = nt * s + 1
         #: engine action id → env action id (-1: not an env action, e.g. a mirrored lead)
         self.to_env = [-1] * NUM_ACTIONS
         #: env action id → engine action id
         self.to_engine = [0] * self.num_actions
-        for t in range(NUM_TILES):
+        for i, t in enumerate(self.index_tile):
             for slot in range(s):
-                self.to_env[t * MAX_SLOTS + slot] = t * s + slot
-                self.to_engine[t * s + slot] = t * MAX_SLOTS + slot
+                self.to_env[t * MAX_SLOTS + slot] = i * s + slot
+                self.to_engine[i * s + slot] = t * MAX_SLOTS + slot
         self.to_env[DRAW_ID] = self.draw
         self.to_env[PASS_ID] = self.pass_
         self.to_engine[self.draw] = DRAW_ID
         self.to_engine[self.pass_] = PASS_ID
         self.action_features = action_features
         self.features = feature_set(action_features)
-        self.blocks = observation_blocks(n, k, s, action_features)
+        self.blocks = observation_blocks(n, k, s, action_features, pips)
         self.obs_size = sum(b.size for b in self.blocks)
         self._o = _At(**offsets(self.blocks))
-        self.state_blocks_ = state_blocks(n, k, s)
+        self.state_blocks_ = state_blocks(n, k, s, pips)
         self.state_size = sum(b.size for b in self.state_blocks_)
         self._s = _At(**offsets(self.state_blocks_))
         self._abs_seats = list(range(n))
         self._rows: dict[int, bytes] = {}
-        self._closed_row = bytes(4 * SLOT_FEATURES)
+        self.slot_features = sf = slot_features(pips)
+        self._closed_row = bytes(4 * sf)
         self._slot_range = range(s)
         o = self._o
         # observe() assembles hand … slots as bytes, then the tail: they must be contiguous
-        assert o.hand == 0 and o.drawn + 28 == o.slots and o.slots + SLOT_FEATURES * s == o.count
+        assert o.hand == 0 and o.drawn + nt == o.slots and o.slots + sf * s == o.count
         extra = sum(b.size for b in self.blocks if b.name.startswith("action_"))
         self._tail_len = self.obs_size - o.count - extra
         self._count_piece: dict[int, bytes] = {}
         self._score_cache: tuple[tuple[float, ...], bytes] = ((), b"")
         self._rest_piece: dict[int, bytes] = {}
-        self._size_piece = [_floats([x / 28.0]) for x in range(NUM_TILES + 1)]
+        # the divisions by the set's size (28.0 for double-six: the same floats as before)
+        self._per_tile = float(nt)
+        self._size_piece = [_floats([x / self._per_tile]) for x in range(nt + 1)]
         self._bone_piece = [
-            _floats([left / 28.0, float(drawable)])
-            for left in range(NUM_TILES + 1)
+            _floats([left / self._per_tile, float(drawable)])
+            for left in range(nt + 1)
             for drawable in (0, 1)
         ]
+        self._void_piece = _VOID_PIECE if pips == MAX_PIP else _void_pieces(pips)
+        self._tile_bytes: Callable[[int], bytes] = (
+            _tile_bytes if pips == MAX_PIP else _RankBytes(self.tile_index)
+        )
         st = self._s
         assert self.state_size - st.count == self._tail_len
         self._abs_sides = list(range(k))
@@ -247,7 +309,7 @@ class Encoding:
                 key = v | (32 if double else 0) | contrib[slot] << 6
             row = rows.get(key)
             if row is None:
-                row = rows[key] = _slot_row(key)
+                row = rows[key] = _slot_row(key, self.max_pip)
             parts.append(row)
         return b"".join(parts)
 
@@ -261,7 +323,7 @@ class Encoding:
             mod5[count % 5] = 1.0
             piece = self._count_piece[count] = _floats([min(count / COUNT_SCALE, 1.0), *mod5])
         sizes, voids = game.hand_sizes, game.void_sets
-        size_piece, void_piece = self._size_piece, _VOID_PIECE
+        size_piece, void_piece = self._size_piece, self._void_piece
         parts = [piece]
         parts += [size_piece[sizes[s]] for s in seats]
         parts.append(self._bone_piece[game.boneyard_size * 2 + game.can_draw])
@@ -288,7 +350,7 @@ class Encoding:
                 rest[phase] = 1.0
             if to_act >= 0:
                 rest[3 + to_act] = 1.0
-            rest[3 + n] = draws / 28.0
+            rest[3 + n] = draws / self._per_tile
             rest[4 + n + leader] = 1.0
             piece = self._rest_piece[key2] = _floats(rest)
         parts.append(piece)
@@ -317,10 +379,11 @@ class Encoding:
         phase = game.phase
         mine = phase == Phase.DRAWN and game.current_player == seat
         played = game.played_masks
-        parts = [_tile_bytes(game.hand_mask(seat)), _tile_bytes(game.layout.on_table)]
-        parts += [_tile_bytes(played[s]) for s in seats]
+        tile_bytes = self._tile_bytes
+        parts = [tile_bytes(game.hand_mask(seat)), tile_bytes(game.layout.on_table)]
+        parts += [tile_bytes(played[s]) for s in seats]
         drawn = game.drawn_tile
-        parts.append(_tile_bytes(1 << drawn if mine and drawn is not None else 0))
+        parts.append(tile_bytes(1 << drawn if mine and drawn is not None else 0))
         parts.append(self._slot_bytes(game.layout))
         # another seat's drawn tile shows as plain play: whether it fits is not yet known
         shown = 0 if phase == Phase.LEAD else 2 if mine else 1 if phase < Phase.HAND_OVER else -1
@@ -340,24 +403,34 @@ class Encoding:
         out = np.zeros(self.state_size, np.float32)
         o = self._s
         n = self.num_players
+        nt = self.num_tiles
+        put = self._put_tiles
+        index = self.tile_index
         for seat in range(n):
-            _put_mask(out, o.hands + 28 * seat, game.hand_mask(seat))
+            put(out, o.hands + nt * seat, game.hand_mask(seat))
         for i, t in enumerate(game.boneyard):
-            out[o.boneyard + t] = 1.0
-            out[o.boneyard_order + t] = (i + 1) / 28.0
-        _put_mask(out, o.table, game.layout.on_table)
+            out[o.boneyard + index[t]] = 1.0
+            out[o.boneyard_order + index[t]] = (i + 1) / self._per_tile
+        put(out, o.table, game.layout.on_table)
         played = game.played_masks
         for seat in range(n):
-            _put_mask(out, o.played_by + 28 * seat, played[seat])
-        end = o.slots + SLOT_FEATURES * self.num_slots
+            put(out, o.played_by + nt * seat, played[seat])
+        end = o.slots + self.slot_features * self.num_slots
         out[o.slots : end] = np.frombuffer(self._slot_bytes(game.layout), np.float32)
         phase = game.phase
         tail = self._tail(game, self._abs_seats, self._abs_sides, phase if phase < 3 else -1)
         out[o.count :] = np.frombuffer(b"".join(tail), np.float32)
         drawn = game.drawn_tile
         if drawn is not None:
-            out[o.drawn + drawn] = 1.0
+            out[o.drawn + index[drawn]] = 1.0
         return out
+
+    def _put_tiles(self, out: ObsArray, at: int, mask: int) -> None:
+        """Write the tile mask ``mask`` as the set's T 0/1 entries, by rank, at ``out[at:]``."""
+        if self.max_pip == MAX_PIP:
+            _put_mask(out, at, mask)
+        else:
+            out[at : at + self.num_tiles] = np.frombuffer(self._tile_bytes(mask), np.float32)
 
     # ------------------------------------------------------------------ bounds & docs
 
