@@ -183,7 +183,7 @@ def build_tree(rules: Rules, max_nodes: int = DEFAULT_MAX_NODES) -> Tree:
             tree being built passes ``max_nodes``; checked before anything large is made.
     """
     check_rules(rules)
-    guess = estimate_nodes(rules)
+    guess = estimate_nodes(rules, probes=64)
     if guess > max_nodes / 2:
         raise TreeTooLargeError(
             f"the game tree of {rules.describe()} has about {guess:.3g} nodes, more than the "
@@ -204,30 +204,34 @@ def build_tree(rules: Rules, max_nodes: int = DEFAULT_MAX_NODES) -> Tree:
     width: list[int] = []
     actions: list[int] = []
 
-    def add(par: int, k: int, p: float) -> int:
-        kind.append(0)
-        parent.append(par)
-        first.append(0)
-        count.append(0)
-        prob.append(p)
-        slot.append(k)
-        infoset.append(-1)
-        utility.append(0.0)
-        return len(kind) - 1
+    def add(par: int, n: int, p: float) -> int:
+        """Number ``n`` children of ``par`` (each with chance probability ``p``); the first
+        child's id."""
+        start = len(kind)
+        kind.extend(bytes(n))
+        parent.extend([par] * n)
+        first.extend([0] * n)
+        count.extend([0] * n)
+        prob.extend([p] * n)
+        slot.extend(range(n))
+        infoset.extend([-1] * n)
+        utility.extend([0.0] * n)
+        first[par], count[par] = start, n
+        return start
 
     all_deals = deals(rules)
     # each entry: the node, its position, whether it is a draw's chance node, and each
     # seat's information-state key so far (grown event by event, as infoset_key reads a view)
     stack: list[tuple[int, Game, bool, tuple[bytes, bytes]]] = []
-    first[0] = len(kind)
-    count[0] = len(all_deals)
+    start = add(0, len(all_deals), 0.0)
     for k, (deal, chance) in enumerate(all_deals):
         game = Game(rules, deal=deal)
         keys = (
             bytes((0, game.leader, *sorted(deal.hands[0]), 255)),
             bytes((1, game.leader, *sorted(deal.hands[1]), 255)),
         )
-        stack.append((add(0, k, chance), game, False, keys))
+        prob[start + k] = chance
+        stack.append((start + k, game, False, keys))
     while stack:
         node, game, drawing, keys = stack.pop()
         if len(kind) > max_nodes:
@@ -238,15 +242,15 @@ def build_tree(rules: Rules, max_nodes: int = DEFAULT_MAX_NODES) -> Tree:
             kind[node] = CHANCE
             bone = game.boneyard
             drawer = game.current_player
-            first[node], count[node] = len(kind), len(bone)
+            start = add(node, len(bone), 1.0 / len(bone))
             for k, t in enumerate(bone):
-                child = game.clone()
+                child = game.clone() if k + 1 < len(bone) else game  # the last takes it
                 child.stack_next_draw(t)
                 child.apply(DRAW_ID)
                 seen = keys[0] + bytes((t,)), keys[1]
                 if drawer == 1:
                     seen = keys[0], keys[1] + bytes((t,))
-                stack.append((add(node, k, 1.0 / len(bone)), child, False, seen))
+                stack.append((start + k, child, False, seen))
             continue
         if game.is_hand_over:
             kind[node] = TERMINAL
@@ -265,17 +269,19 @@ def build_tree(rules: Rules, max_nodes: int = DEFAULT_MAX_NODES) -> Tree:
             width.append(len(legal))
             actions.extend(int(a) for a in legal)
         infoset[node] = i
-        first[node], count[node] = len(kind), len(legal)
+        start = add(node, len(legal), 0.0)
+        shared = False  # whether a draw's chance node holds this position (it clones it)
         for k, a in enumerate(legal):
-            child_id = add(node, k, 0.0)
             event = bytes((p, a >> 8, a & 255))
             grown = keys[0] + event, keys[1] + event
             if a == DRAW_ID:
-                stack.append((child_id, game, True, grown))
+                stack.append((start + k, game, True, grown))
+                shared = True
             else:
-                child = game.clone()
+                last = k + 1 == len(legal) and not shared
+                child = game if last else game.clone()  # the last child takes the position
                 child.apply(a)
-                stack.append((child_id, child, False, grown))
+                stack.append((start + k, child, False, grown))
     return Tree(
         rules=rules,
         kind=np.frombuffer(kind, np.int8).copy(),

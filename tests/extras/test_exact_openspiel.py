@@ -72,3 +72,27 @@ def test_the_solved_policy_agrees_with_openspiel(solver: Solver, tmp_path: Any) 
     game = pyspiel.load_game(GAME_STRING)
     theirs = exploitability.nash_conv(game, AgentPolicy(game, agent))
     assert curve[-1].nash_conv == pytest.approx(theirs, abs=1e-9)
+
+
+def test_openspiel_policies_read_into_the_tree(solver: Solver) -> None:
+    """OpenSpiel's own CFR+ and outcome-sampling MCCFR, unchanged: their average policies,
+    read into the tree, have the NashConv OpenSpiel's nash_conv gives them."""
+    import numpy as np
+    from open_spiel.python.algorithms import cfr, outcome_sampling_mccfr
+
+    from allfives_openspiel.exact import PolicyReader
+
+    reader = PolicyReader(solver.tree)
+    game = reader.game
+    assert np.allclose(reader.read(os_policy.UniformRandomPolicy(game)), uniform(solver.tree))
+    plus = cfr.CFRPlusSolver(game)
+    for _ in range(3):
+        plus.evaluate_and_update_policy()
+    np.random.seed(0)
+    sampled = outcome_sampling_mccfr.OutcomeSamplingSolver(game)
+    for _ in range(200):
+        sampled.iteration()
+    for algo in (plus, sampled):
+        average = algo.average_policy()
+        theirs = exploitability.nash_conv(game, average)
+        assert solver.nash_conv(reader.read(average)) == pytest.approx(theirs, abs=1e-9)
