@@ -23,7 +23,7 @@ class RandomAgent:
         legal = view.legal_actions
         return legal[rng.randrange(len(legal))]
 
-    def action_probabilities(self, view: PlayerView) -> dict[Action, float]:
+    def probabilities(self, view: PlayerView) -> dict[Action, float]:
         """Its policy: each legal action with probability 1/(the number of them)."""
         legal = view.legal_actions
         return {a: 1.0 / len(legal) for a in legal}

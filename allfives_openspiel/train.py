@@ -68,6 +68,10 @@ class Args:
     """The rules preset of the game."""
     players: Literal[2, 3, 4] = 2
     """Seats, each an NFSP learner."""
+    max_pip: int = 6
+    """The set: double-N, N from 2 to 6 (6: the 28 tiles); a smaller set needs --hand_size."""
+    hand_size: int = 0
+    """Tiles dealt to each seat (0: the preset's)."""
     episode: Literal["match", "hand"] = "match"
     """What an episode is: a whole match (what ``allfives eval`` and the benchmark play) or
     one hand."""
@@ -112,8 +116,17 @@ class Args:
 
     def game_string(self) -> str:
         """The OpenSpiel game it trains on."""
+        extra = "".join(
+            f",{name}={value}"
+            for name, value, default in (
+                ("max_pip", self.max_pip, 6),
+                ("hand_size", self.hand_size, 0),
+            )
+            if value != default
+        )
         return (
-            f"python_allfives(preset={self.preset},players={self.players},episode={self.episode})"
+            f"python_allfives(preset={self.preset},players={self.players},"
+            f"episode={self.episode}{extra})"
         )
 
     def check(self) -> None:
@@ -130,6 +143,14 @@ class Args:
         if self.env_steps and self.episodes != Args.episodes:
             raise ConfigError("--env_steps and --episodes are exclusive: give one budget")
         check_points(self.curve_points)
+        from allfives_env.core.errors import RulesError
+        from allfives_env.core.rules import Rules
+
+        try:
+            size = {"hand_size": self.hand_size} if self.hand_size else {}
+            Rules.preset(self.preset, self.players, max_pip=self.max_pip, **size)
+        except RulesError as e:
+            raise ConfigError(str(e)) from None
         if self.reservoir_capacity < self.batch_size:
             raise ConfigError("--reservoir_capacity must be at least --batch_size")
         if not 0 <= self.anticipatory <= 1:

@@ -92,7 +92,7 @@ def views(tree: Tree) -> list[PlayerView]:
 
 def policy_of_agent(tree: Tree, agent: Any, seed: int = 0) -> F64:
     """``agent``'s policy in every information state of ``tree``: its
-    ``action_probabilities(view)`` (a dict of legal action → probability) where it has one,
+    ``probabilities(view)`` (a dict of legal action → probability) where it has one,
     else the action its ``act`` picks, with probability 1.
 
     Raises:
@@ -101,7 +101,7 @@ def policy_of_agent(tree: Tree, agent: Any, seed: int = 0) -> F64:
             actions.
     """
     policy = np.zeros(len(tree.actions), np.float64)
-    probs = getattr(agent, "action_probabilities", None)
+    probs = getattr(agent, "probabilities", None)
     for s, view in enumerate(views(tree)):
         base, width = int(tree.offset[s]), int(tree.width[s])
         legal = [int(a) for a in tree.actions[base : base + width]]
@@ -241,7 +241,7 @@ class ExactAgent:
                 f"{self.name} was solved for {self.policy.rules.describe()}, not {rules.describe()}"
             )
 
-    def action_probabilities(self, view: PlayerView) -> dict[Action, float]:
+    def probabilities(self, view: PlayerView) -> dict[Action, float]:
         """The policy's probability of each legal action in ``view``.
 
         Raises:
@@ -256,7 +256,7 @@ class ExactAgent:
 
     def act(self, view: PlayerView, rng: random.Random) -> Action:
         """Sample the policy's action with ``rng``."""
-        probs = self.action_probabilities(view)
+        probs = self.probabilities(view)
         x = rng.random()
         last = None
         for a, p in probs.items():

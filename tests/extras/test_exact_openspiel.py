@@ -26,7 +26,7 @@ GAME_STRING = "python_allfives(preset=pagat,players=2,max_pip=2,hand_size=2)"
 
 class AgentPolicy(os_policy.Policy):  # type: ignore[misc]
     """An agent of the project as an OpenSpiel policy, through the state's engine view: its
-    ``action_probabilities`` where it has them, else its one choice."""
+    ``probabilities`` where it has them, else its one choice."""
 
     def __init__(self, game: Any, agent: Any):
         super().__init__(game, [0, 1])
@@ -36,7 +36,7 @@ class AgentPolicy(os_policy.Policy):  # type: ignore[misc]
         p = state.current_player()
         view = state.engine.view(p)
         to_env = state.encoding.to_env
-        probs = getattr(self.agent, "action_probabilities", None)
+        probs = getattr(self.agent, "probabilities", None)
         if probs is not None:
             return {to_env[int(a)]: float(x) for a, x in probs(view).items()}
         return {to_env[int(self.agent.act(view, random.Random(0)))]: 1.0}
