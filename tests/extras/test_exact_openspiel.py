@@ -96,3 +96,36 @@ def test_openspiel_policies_read_into_the_tree(solver: Solver) -> None:
         average = algo.average_policy()
         theirs = exploitability.nash_conv(game, average)
         assert solver.nash_conv(reader.read(average)) == pytest.approx(theirs, abs=1e-9)
+
+
+def test_nfsp_trains_on_the_tiny_game_and_is_measured_exactly(
+    solver: Solver, tmp_path: Any
+) -> None:
+    """OpenSpiel's NFSP (through the project's trainer) on the tiny game: its average policy,
+    read through its probabilities, has the NashConv OpenSpiel's nash_conv gives it."""
+    import subprocess
+    import sys
+
+    from agents.exact.policy import policy_of_agent
+    from allfives_openspiel.nfsp_policy import load_nfsp_agent
+
+    out = tmp_path / "nfsp"
+    args = ["--preset", "pagat", "--max_pip", "2", "--hand_size", "2", "--episode", "hand"]
+    done = subprocess.run(
+        [sys.executable, "-m", "allfives_openspiel.train", *args, "--env_steps", "3000",
+         "--batch_size", "32", "--out", str(out), "--no-progress"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    agent = load_nfsp_agent(out)
+    agent.check_rules(TINY)
+    game = pyspiel.load_game(GAME_STRING)
+    theirs = exploitability.nash_conv(game, AgentPolicy(game, agent))
+    assert solver.nash_conv(policy_of_agent(solver.tree, agent)) == pytest.approx(theirs, abs=1e-9)
+    bad = subprocess.run(
+        [sys.executable, "-m", "allfives_openspiel.train", "--max_pip", "3", "--out",
+         str(tmp_path / "x"), "--no-progress"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr
+    assert "'hand_size' must be an int from 1 to 5" in bad.stderr
