@@ -19,7 +19,7 @@ import numpy.typing as npt
 import pyspiel
 
 from agents.exact.policy import homes
-from agents.exact.tree import CHANCE, Tree, deals
+from agents.exact.tree import CHANCE, Tree, deals, path_to
 from allfives_env.core.actions import DRAW_ID
 from allfives_env.core.game import Game
 from allfives_openspiel.game import params_of
@@ -46,12 +46,7 @@ class PolicyReader:
 
     def _state_at(self, node: int, all_deals: list[Any]) -> Any:
         t = self.tree
-        path = []
-        i = node
-        while i > 0:
-            path.append(i)
-            i = int(t.parent[i])
-        path.reverse()
+        path = path_to(t, node)
         deal = all_deals[int(t.slot[path[0]])][0]
         core = Game(t.rules, deal=deal)
         state = self.game.new_initial_state()

@@ -54,6 +54,37 @@ def reach(
 
 
 @kernel
+def below(
+    i: int,
+    kind: I8,
+    first: I64,
+    count: I32,
+    prob: F64,
+    infoset: I64,
+    offset: I64,
+    utility: F64,
+    policy: F64,
+    sign: float,
+    out: F64,
+) -> float:
+    """Node ``i``'s value from its children's in ``out``: ``sign`` × its utility at a terminal,
+    else its children's values weighted by the chance probabilities or by ``policy``."""
+    k = kind[i]
+    if k == TERMINAL:
+        return float(sign * utility[i])
+    c0 = first[i]
+    s = 0.0
+    if k == CHANCE:
+        for j in range(count[i]):
+            s += prob[c0 + j] * out[c0 + j]
+    else:
+        base = offset[infoset[i]]
+        for j in range(count[i]):
+            s += policy[base + j] * out[c0 + j]
+    return s
+
+
+@kernel
 def values(
     kind: I8,
     first: I64,
@@ -67,20 +98,7 @@ def values(
 ) -> None:
     """``out[i]``: player 0's expected utility below node ``i`` when both play ``policy``."""
     for i in range(len(kind) - 1, -1, -1):
-        k = kind[i]
-        if k == TERMINAL:
-            out[i] = utility[i]
-            continue
-        c0 = first[i]
-        s = 0.0
-        if k == CHANCE:
-            for j in range(count[i]):
-                s += prob[c0 + j] * out[c0 + j]
-        else:
-            base = offset[infoset[i]]
-            for j in range(count[i]):
-                s += policy[base + j] * out[c0 + j]
-        out[i] = s
+        out[i] = below(i, kind, first, count, prob, infoset, offset, utility, policy, 1.0, out)
 
 
 @kernel
@@ -150,20 +168,7 @@ def best_response(
         # 3: the rest of the level, bottom-up
         for n in range(mine_end, end):
             i = order[n]
-            k = kind[i]
-            if k == TERMINAL:
-                out[i] = sign * utility[i]
-                continue
-            c0 = first[i]
-            v = 0.0
-            if k == CHANCE:
-                for j in range(count[i]):
-                    v += prob[c0 + j] * out[c0 + j]
-            else:
-                base = offset[infoset[i]]
-                for j in range(count[i]):
-                    v += policy[base + j] * out[c0 + j]
-            out[i] = v
+            out[i] = below(i, kind, first, count, prob, infoset, offset, utility, policy, sign, out)
         start = end
 
 

@@ -28,7 +28,7 @@ import numpy.typing as npt
 
 from agents.errors import AgentError
 from agents.exact.infoset import KEY_VERSION, infoset_key
-from agents.exact.tree import CHANCE, Tree
+from agents.exact.tree import CHANCE, Tree, path_to
 from allfives_env.core.actions import DRAW_ID, Action
 from allfives_env.core.deal import Deal
 from allfives_env.core.game import Game
@@ -48,12 +48,7 @@ class PolicyFileError(AgentError):
 def game_at(tree: Tree, node: int, deals: list[tuple[Deal, float]]) -> Game:
     """The core game's position at ``node``, replayed from the root along the path to it
     (``deals``: :func:`agents.exact.tree.deals` of the tree's rules, as the tree was built)."""
-    path = []
-    i = node
-    while i > 0:
-        path.append(i)
-        i = int(tree.parent[i])
-    path.reverse()
+    path = path_to(tree, node)
     game = Game(tree.rules, deal=deals[int(tree.slot[path[0]])][0])
     for child in path[1:]:
         par = int(tree.parent[child])

@@ -111,6 +111,16 @@ class Tree:
         return {k: i for i, k in enumerate(self.keys)}
 
 
+def path_to(tree: Tree, node: int) -> list[int]:
+    """The nodes from the root's child down to ``node`` (the root itself left out)."""
+    path = []
+    while node > 0:
+        path.append(node)
+        node = int(tree.parent[node])
+    path.reverse()
+    return path
+
+
 def check_rules(rules: Rules) -> None:
     """Refuse rules the solver's game cannot be made of.
 
