@@ -57,8 +57,14 @@ def rows(results: Sequence[dict[str, Any]]) -> dict[Key, dict[str, list[dict[str
     return {k: dict(v) for k, v in sorted(tables.items())}
 
 
+FOLDER_ONLY = ("--fresh",)
+"""Flags that manage a run's folder and change nothing it trains (the sweep restarts an
+interrupted policy trainer with ``--fresh``): left out when a row's commands are compared."""
+
+
 def _shape(command: Sequence[str]) -> str:
-    """A command without its seed and its folders, to compare a row's runs."""
+    """A command without its seed, its folders and :data:`FOLDER_ONLY`, to compare a row's
+    runs."""
     out, skip = [], False
     for arg in command:
         if skip:
@@ -66,6 +72,8 @@ def _shape(command: Sequence[str]) -> str:
             continue
         if arg in ("--seed", "--out", "--runs", "--name"):
             skip = True
+            continue
+        if arg in FOLDER_ONLY:
             continue
         out.append(arg)
     return shlex.join(out)

@@ -121,6 +121,10 @@ def test_a_row_short_of_seeds_mixing_commands_or_twice_is_refused() -> None:
     odd[2]["command"][-1] = "2"
     with pytest.raises(SweepError, match="different commands"):
         rows(odd)
+    # a run restarted with --fresh (after an interruption) trained the same way
+    restarted = copy.deepcopy(three)
+    restarted[0]["command"].append("--fresh")
+    assert len(rows(restarted)) == 1
     # a track or tier is never mixed into another's row
     other = [fake_result("trainpy-ppo", s, 0.5, track="open") for s in range(3)]
     assert len(rows(three + other)) == 2
