@@ -15,8 +15,12 @@ from allfives_cli.options import add_force_option, positive_int
 from allfives_env.core.rules import PRESETS, Rules
 
 
-def _add_game_options(p: argparse.ArgumentParser) -> None:
+def _add_game_options(p: argparse.ArgumentParser, players: bool = False) -> None:
     p.add_argument("--preset", choices=PRESETS, default="pagat", help="rules (default pagat)")
+    if players:
+        p.add_argument(
+            "--players", type=int, choices=(2, 3, 4), default=2, help="2, 3 or 4 (default 2)"
+        )
     p.add_argument(
         "--max_pip", type=int, default=2, help="the set: double-N, N from 2 to 6 (default 2)"
     )
@@ -34,7 +38,10 @@ def _add_game_options(p: argparse.ArgumentParser) -> None:
 
 def _rules(args: argparse.Namespace) -> Rules:
     extra = {} if args.target is None else {"target": args.target}
-    return Rules.preset(args.preset, 2, max_pip=args.max_pip, hand_size=args.hand_size, **extra)
+    players = getattr(args, "players", 2)  # only tree-size takes --players
+    return Rules.preset(
+        args.preset, players, max_pip=args.max_pip, hand_size=args.hand_size, **extra
+    )
 
 
 def add_solve_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -70,7 +77,7 @@ def add_solve_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
     p = subparsers.add_parser(
         "tree-size", help="histories, information states and deals of a small set's game"
     )
-    _add_game_options(p)
+    _add_game_options(p, players=True)
     p.add_argument(
         "--estimate", action="store_true", help="only estimate the node count (no tree built)"
     )
@@ -86,7 +93,7 @@ def _sizes(tree: Any, seconds: float) -> dict[str, Any]:
     return {
         "game": tree.rules.describe(),
         "histories": tree.num_nodes,
-        "infosets": [tree.infosets_of(0), tree.infosets_of(1)],
+        "infosets": [tree.infosets_of(p) for p in range(tree.rules.num_players)],
         "deals": tree.deals,
         "utility_range": tree.utility_range,
         "build_seconds": round(seconds, 3),
@@ -100,7 +107,8 @@ def run_solve_command(args: argparse.Namespace, out: Callable[[str], None] = pri
     from agents.files import check_output, check_outputs
 
     rules = _rules(args)
-    check_rules(rules)
+    if args.command != "tree-size":
+        check_rules(rules)
     if args.command == "tree-size" and args.estimate:
         out(json.dumps({"game": rules.describe(), "estimated_histories": estimate_nodes(rules)}))
         return 0

@@ -16,7 +16,7 @@ import numpy.typing as npt
 from allfives_env.vector._jit import kernel
 
 CHANCE = -1
-TERMINAL = 2
+TERMINAL = 9
 
 I8 = npt.NDArray[np.int8]
 I32 = npt.NDArray[np.int32]

@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from agents.exact import kernels
-from agents.exact.tree import Tree
+from agents.exact.tree import Tree, check_rules
 
 F64 = npt.NDArray[np.float64]
 
@@ -69,6 +69,9 @@ class Solver:
     """The exact computations on one tree (see the module docstring)."""
 
     def __init__(self, tree: Tree):
+        """Raises:
+        RulesError: for a tree of more than two players (:func:`check_rules`)."""
+        check_rules(tree.rules)
         self.tree = tree
         n = tree.num_nodes
         self._reach = np.empty(n, np.float64)

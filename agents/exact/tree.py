@@ -1,12 +1,14 @@
-"""The whole game tree of one hand of a small two-player game, built by the core game and kept
-as flat arrays for the solver's kernels (:mod:`agents.exact.kernels`).
+"""The whole game tree of one hand of a small game, built by the core game and kept as flat
+arrays for the solver's kernels (:mod:`agents.exact.kernels`).
 
-**The game.** One hand of ``rules`` (two players, from zero scores), as the OpenSpiel game plays
+**The game.** One hand of ``rules`` (from zero scores), as the OpenSpiel game plays
 it with ``episode=hand``: the deal is chance (every pair of hands equally likely, then the
 leader by lot where the rules draw one), each draw from the boneyard is the player's ``draw``
 followed by a chance node over the undrawn tiles (equally likely), and player 0's utility is
-its return there, half the difference of the two sides' points in the hand (placements and the
-award, in the rules' unit): the game is zero-sum, player 1's utility its negative.
+its return there, its side's points in the hand (placements and the award, in the rules' unit)
+less the mean of all sides': with two players half the difference of their points, a zero-sum
+game, player 1's utility its negative. Trees of three and four players are built and counted
+(:mod:`agents.exact.solver` solves two-player ones only).
 
 **No second implementation of the rules.** Every node is a position of the core
 :class:`~allfives_env.core.game.Game`: the tree is expanded by cloning it and applying each legal
@@ -16,7 +18,7 @@ decision node's information state is :func:`agents.exact.infoset.infoset_key` of
 
 **Layout.** Nodes are numbered so that a node's children are contiguous and come after it (a
 node is expanded when it is taken off a stack, its children numbered together). Per node:
-``kind`` (:data:`CHANCE`, player 0 or 1, or :data:`TERMINAL`), ``parent``, ``first`` child and
+``kind`` (:data:`CHANCE`, the seat to act, or :data:`TERMINAL`), ``parent``, ``first`` child and
 ``count`` of children, ``prob`` (the chance probability of the edge from its parent, 0 under a
 player), ``slot`` (its index among its parent's children), ``infoset`` (a decision node's
 information state, else -1) and ``utility`` (player 0's, at a terminal). Per information state:
@@ -44,8 +46,8 @@ from allfives_env.core.rules import Rules
 
 CHANCE = -1
 """``kind`` of a chance node."""
-TERMINAL = 2
-"""``kind`` of a terminal node (0 and 1 are the players)."""
+TERMINAL = 9
+"""``kind`` of a terminal node (0 to 3 are the seats)."""
 
 I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
@@ -122,7 +124,8 @@ def path_to(tree: Tree, node: int) -> list[int]:
 
 
 def check_rules(rules: Rules) -> None:
-    """Refuse rules the solver's game cannot be made of.
+    """Refuse rules the solver cannot solve (a tree of any player count can be built and
+    counted; only two players have the zero-sum utility the solver's values are of).
 
     Raises:
         RulesError: for anything but two players.
@@ -135,21 +138,30 @@ def check_rules(rules: Rules) -> None:
 
 
 def deals(rules: Rules) -> list[tuple[Deal, float]]:
-    """Every deal of a first hand with its probability: each pair of hands (the boneyard
-    in ascending order: its order is drawn at each draw), times each leader where the rules
-    draw one by lot."""
+    """Every deal of a first hand with its probability: each seat's hand in turn (the
+    boneyard in ascending order: its order is drawn at each draw), times each leader where
+    the rules draw one by lot."""
     tiles = [int(t) for t in rules.tiles]
-    k = rules.hand_size
+    k, n = rules.hand_size, rules.num_players
+
+    def hands(rest: list[int], seats: int) -> list[list[tuple[int, ...]]]:
+        if seats == 0:
+            return [[]]
+        return [
+            [hand, *more]
+            for hand in itertools.combinations(rest, k)
+            for more in hands([t for t in rest if t not in hand], seats - 1)
+        ]
+
     out: list[tuple[Deal, float]] = []
-    for h0 in itertools.combinations(tiles, k):
-        rest = [t for t in tiles if t not in h0]
-        for h1 in itertools.combinations(rest, k):
-            bone = tuple(t for t in rest if t not in h1)
-            choice = leader_choice(rules, None, (h0, h1))
-            leaders: tuple[int | None, ...] = choice.seats if choice.by_lot else (None,)
-            for leader in leaders:
-                out.append((Deal.of((h0, h1), bone, leader), 1.0 / len(leaders)))
-    total = math.comb(len(tiles), k) * math.comb(len(tiles) - k, k)
+    for dealt in hands(tiles, n):
+        held = {t for hand in dealt for t in hand}
+        bone = tuple(t for t in tiles if t not in held)
+        choice = leader_choice(rules, None, dealt)
+        leaders: tuple[int | None, ...] = choice.seats if choice.by_lot else (None,)
+        for leader in leaders:
+            out.append((Deal.of(dealt, bone, leader), 1.0 / len(leaders)))
+    total = math.prod(math.comb(len(tiles) - i * k, k) for i in range(n))
     return [(d, p / total) for d, p in out]
 
 
@@ -157,7 +169,6 @@ def estimate_nodes(rules: Rules, probes: int = 400, seed: int = 0) -> float:
     """An estimate of the tree's node count (Knuth's: the mean over random root-to-leaf
     walks of the product of the branching factors met, each level's nodes counted), seeded.
     Cheap: ``probes`` walks of one hand each."""
-    check_rules(rules)
     rng = random.Random(seed)
     all_deals = deals(rules)
     total = 0.0
@@ -188,11 +199,9 @@ def build_tree(rules: Rules, max_nodes: int = DEFAULT_MAX_NODES) -> Tree:
     """The game tree of one hand of ``rules`` (see the module docstring).
 
     Raises:
-        RulesError: for rules :func:`check_rules` refuses.
         TreeTooLargeError: if the estimate (:func:`estimate_nodes`, with a margin of 2) or the
             tree being built passes ``max_nodes``; checked before anything large is made.
     """
-    check_rules(rules)
     guess = estimate_nodes(rules, probes=64)
     if guess > max_nodes / 2:
         raise TreeTooLargeError(
@@ -232,13 +241,12 @@ def build_tree(rules: Rules, max_nodes: int = DEFAULT_MAX_NODES) -> Tree:
     all_deals = deals(rules)
     # each entry: the node, its position, whether it is a draw's chance node, and each
     # seat's information-state key so far (grown event by event, as infoset_key reads a view)
-    stack: list[tuple[int, Game, bool, tuple[bytes, bytes]]] = []
+    stack: list[tuple[int, Game, bool, tuple[bytes, ...]]] = []
     start = add(0, len(all_deals), 0.0)
     for k, (deal, chance) in enumerate(all_deals):
         game = Game(rules, deal=deal)
-        keys = (
-            bytes((0, game.leader, *sorted(deal.hands[0]), 255)),
-            bytes((1, game.leader, *sorted(deal.hands[1]), 255)),
+        keys = tuple(
+            bytes((seat, game.leader, *sorted(hand), 255)) for seat, hand in enumerate(deal.hands)
         )
         prob[start + k] = chance
         stack.append((start + k, game, False, keys))
@@ -257,15 +265,15 @@ def build_tree(rules: Rules, max_nodes: int = DEFAULT_MAX_NODES) -> Tree:
                 child = game.clone() if k + 1 < len(bone) else game  # the last takes it
                 child.stack_next_draw(t)
                 child.apply(DRAW_ID)
-                seen = keys[0] + bytes((t,)), keys[1]
-                if drawer == 1:
-                    seen = keys[0], keys[1] + bytes((t,))
+                seen = tuple(
+                    key + bytes((t,)) if seat == drawer else key for seat, key in enumerate(keys)
+                )
                 stack.append((start + k, child, False, seen))
             continue
         if game.is_hand_over:
             kind[node] = TERMINAL
             s = game.scores
-            utility[node] = (s[0] - s[1]) / 2
+            utility[node] = s[rules.side_of(0)] - sum(s) / len(s)
             continue
         p = game.current_player
         assert p is not None
@@ -283,7 +291,7 @@ def build_tree(rules: Rules, max_nodes: int = DEFAULT_MAX_NODES) -> Tree:
         shared = False  # whether a draw's chance node holds this position (it clones it)
         for k, a in enumerate(legal):
             event = bytes((p, a >> 8, a & 255))
-            grown = keys[0] + event, keys[1] + event
+            grown = tuple(key + event for key in keys)
             if a == DRAW_ID:
                 stack.append((start + k, game, True, grown))
                 shared = True

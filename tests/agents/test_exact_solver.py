@@ -21,6 +21,7 @@ from agents.exact.policy import (
     ExactAgent,
     PolicyFileError,
     game_at,
+    homes,
     load_policy,
     policy_bytes,
     policy_of_agent,
@@ -226,9 +227,24 @@ def test_a_policy_file_that_disagrees_with_itself_is_refused(tiny: Tree, tmp_pat
         load_policy(path)
 
 
+def test_a_tree_of_three_or_four_players_is_built_and_counted_not_solved() -> None:
+    for players, hand in ((3, 1), (3, 2), (4, 1)):
+        rules = Rules.preset("pagat", players, max_pip=2, hand_size=hand)
+        tree = build_tree(rules)
+        assert {int(p) for p in tree.player} == set(range(players))
+        all_deals = deals(rules)
+        for s, node in enumerate(homes(tree)):
+            game = game_at(tree, int(node), all_deals)
+            assert infoset_key(game.view(int(tree.player[s]))) == tree.keys[s]
+        # each leaf: player 0's side's points less the mean of the sides'
+        leaf = int(np.flatnonzero(tree.kind == TERMINAL)[0])
+        scores = game_at(tree, leaf, all_deals).scores
+        assert tree.utility[leaf] == pytest.approx(scores[0] - sum(scores) / len(scores))
+        with pytest.raises(RulesError, match="2-player games only"):
+            Solver(tree)
+
+
 def test_games_the_solver_does_not_take_are_refused() -> None:
-    with pytest.raises(RulesError, match="2-player games only"):
-        build_tree(Rules.preset("pagat", 3, max_pip=2, hand_size=2))
     big = Rules.preset("pagat", 2, max_pip=4, hand_size=3)
     assert estimate_nodes(big) > 1e9
     with pytest.raises(TreeTooLargeError, match="more than the limit of 1,000,000"):
@@ -254,6 +270,9 @@ def test_the_command_line(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     sizes = json.loads(out.stdout)
     assert sizes["histories"] == 3943 and sizes["infosets"] == [624, 624]
+    out = cli("tree-size", "--players", "3", "--max_pip", "2", "--hand_size", "2", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert len(json.loads(out.stdout)["infosets"]) == 3
     out = cli("solve", *game, "--iterations", "100", "--out", "p.npz", "--curve", "c.json",
               cwd=tmp_path)  # fmt: skip
     assert out.returncode == 0, out.stderr
