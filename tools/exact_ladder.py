@@ -1,7 +1,7 @@
 """The small-set ladder's figures: tree sizes, the exact solver beside OpenSpiel's own
 ``exploitability.nash_conv`` on the tiny game, and CFR+ on the small one.
 
-    python tools/exact_ladder.py sizes            # the tree-size table (2 players)
+    python tools/exact_ladder.py sizes --players 2  # the tree-size table
     python tools/exact_ladder.py openspiel        # solver v OpenSpiel, one run, side by side
     python tools/exact_ladder.py cfr --iterations 300
     python tools/exact_ladder.py algorithms       # OpenSpiel's CFR, CFR+, MCCFR on the tiny game
@@ -26,15 +26,16 @@ BUILD_LIMIT = 4_000_000
 """Trees up to this many (estimated) nodes are built and counted; larger ones are estimated."""
 
 
-def sizes() -> None:
+def sizes(players: int) -> None:
     from agents.exact.tree import build_tree, estimate_nodes
 
+    print(f"{players} players\n")
     print("| preset | set | hand | deals | histories | infostates (player 0) | built in |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for preset in ("pagat", "dominoes_cc"):
         for n in (2, 3, 4):
-            for hand in range(1, set_size(n) // 2 + 1):
-                rules = Rules.preset(preset, 2, max_pip=n, hand_size=hand)
+            for hand in range(1, set_size(n) // players + 1):
+                rules = Rules.preset(preset, players, max_pip=n, hand_size=hand)
                 guess = estimate_nodes(rules)
                 if guess > BUILD_LIMIT:
                     row = f"| {preset} | double-{n} | {hand} | | ≈{guess:.2g} (estimate) | | |"
@@ -168,11 +169,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=("sizes", "openspiel", "cfr", "algorithms"))
     parser.add_argument("--seconds", type=float, default=60.0, help="algorithms: each's time")
+    parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4), help="sizes")
     parser.add_argument("--iterations", type=int, default=300)
     parser.add_argument("--measure_every", type=int, default=25)
     args = parser.parse_args()
     if args.what == "sizes":
-        sizes()
+        sizes(args.players)
     elif args.what == "openspiel":
         openspiel()
     elif args.what == "algorithms":

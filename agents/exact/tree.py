@@ -39,7 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from allfives_env.core.actions import DRAW_ID
-from allfives_env.core.deal import Deal, leader_choice
+from allfives_env.core.deal import Deal, leader_choice, random_deal
 from allfives_env.core.errors import RulesError
 from allfives_env.core.game import Game
 from allfives_env.core.rules import Rules
@@ -165,17 +165,26 @@ def deals(rules: Rules) -> list[tuple[Deal, float]]:
     return [(d, p / total) for d, p in out]
 
 
+def count_deals(rules: Rules) -> int:
+    """How many deals :func:`deals` lists (without listing them): the ways to deal the hands,
+    times the seats the lot may choose."""
+    tiles, k, n = rules.num_tiles, rules.hand_size, rules.num_players
+    hands = math.prod(math.comb(tiles - i * k, k) for i in range(n))
+    sample = random_deal(rules, random.Random(0), None).hands
+    by_lot = leader_choice(rules, None, sample).by_lot
+    return hands * (n if by_lot else 1)
+
+
 def estimate_nodes(rules: Rules, probes: int = 400, seed: int = 0) -> float:
     """An estimate of the tree's node count (Knuth's: the mean over random root-to-leaf
     walks of the product of the branching factors met, each level's nodes counted), seeded.
     Cheap: ``probes`` walks of one hand each."""
     rng = random.Random(seed)
-    all_deals = deals(rules)
+    count = count_deals(rules)
     total = 0.0
     for _ in range(probes):
-        deal, _p = all_deals[rng.randrange(len(all_deals))]
-        game = Game(rules, deal=deal)
-        nodes, width = 1.0 + len(all_deals), float(len(all_deals))
+        game = Game(rules, deal=random_deal(rules, rng, None))  # one of the deals, uniformly
+        nodes, width = 1.0 + count, float(count)
         while not game.is_hand_over:
             legal = game.legal_actions()
             width *= len(legal)

@@ -34,6 +34,7 @@ from agents.exact.tree import (
     Tree,
     TreeTooLargeError,
     build_tree,
+    count_deals,
     deals,
     estimate_nodes,
 )
@@ -249,6 +250,17 @@ def test_games_the_solver_does_not_take_are_refused() -> None:
     assert estimate_nodes(big) > 1e9
     with pytest.raises(TreeTooLargeError, match="more than the limit of 1,000,000"):
         build_tree(big, max_nodes=1_000_000)
+
+
+@pytest.mark.parametrize(
+    ("preset", "players", "n", "hand"),
+    [("pagat", 2, 2, 2), ("dominoes_cc", 2, 3, 4), ("pagat", 3, 2, 1), ("five_up", 4, 2, 1)],
+)
+def test_the_deals_are_counted_without_listing_them(
+    preset: str, players: int, n: int, hand: int
+) -> None:
+    rules = Rules.preset(preset, players, max_pip=n, hand_size=hand)
+    assert count_deals(rules) == len(deals(rules))
 
 
 def test_the_estimate_is_near_the_size() -> None:
