@@ -96,9 +96,24 @@ def values(
     policy: F64,
     out: F64,
 ) -> None:
-    """``out[i]``: player 0's expected utility below node ``i`` when both play ``policy``."""
+    """``out[i]``: player 0's expected utility below node ``i`` when both play ``policy``
+    (:func:`below` for every node, written out: CFR+ runs this pass twice an iteration, and
+    numba does not inline the call)."""
     for i in range(len(kind) - 1, -1, -1):
-        out[i] = below(i, kind, first, count, prob, infoset, offset, utility, policy, 1.0, out)
+        k = kind[i]
+        if k == TERMINAL:
+            out[i] = utility[i]
+            continue
+        c0 = first[i]
+        s = 0.0
+        if k == CHANCE:
+            for j in range(count[i]):
+                s += prob[c0 + j] * out[c0 + j]
+        else:
+            base = offset[infoset[i]]
+            for j in range(count[i]):
+                s += policy[base + j] * out[c0 + j]
+        out[i] = s
 
 
 @kernel
