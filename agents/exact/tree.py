@@ -108,10 +108,6 @@ class Tree:
         leaves = self.utility[self.kind == TERMINAL]
         return float(leaves.max() - leaves.min())
 
-    def index(self) -> dict[bytes, int]:
-        """Information state ids by key."""
-        return {k: i for i, k in enumerate(self.keys)}
-
 
 def path_to(tree: Tree, node: int) -> list[int]:
     """The nodes from the root's child down to ``node`` (the root itself left out)."""
