@@ -222,7 +222,8 @@ class BatchSearchAgent(ValueSearch):
         return self._trained[0][1] if self._trained else None
 
     def check_rules(self, rules: Rules) -> None:
-        """Refuse a set smaller than double-six (its rollouts run on the batched engine), rules
+        """Refuse a set smaller than double-six (its world sampler and rollouts are measured on
+        the 28 tiles only), rules
         other than those its networks were trained on, and (``equity``) rules with no fitted
         equity.
 
@@ -231,7 +232,7 @@ class BatchSearchAgent(ValueSearch):
             CheckpointError: naming the network trained for other rules.
             AgentError: for rules with no fitted equity.
         """
-        check_full_set(rules, "batchsearch (its rollouts run on the batched engine)")
+        check_full_set(rules, "batchsearch")
         for name, trained in self._trained:
             check_trained_rules(name, trained, rules)
         if self.equity:

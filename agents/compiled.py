@@ -29,8 +29,11 @@ from allfives_env.vector.kernels.legal import is_legal
 from allfives_env.vector.kernels.outlook import outlook, smallest_opponent_hand
 from allfives_env.vector.kernels.turns import can_draw, offered, placeable_tiles
 from allfives_env.vector.state import (
+    C_INDEX_TILE,
+    C_NUM_ACTIONS,
     C_PARTNERS,
     C_S,
+    C_TILE_INDEX,
     CUR,
     DRAWN,
     F64,
@@ -141,8 +144,9 @@ def heuristic_action(
         return -1
     seat = r[CUR]
     playable = placeable_tiles(r)
+    draw = cfg[C_NUM_ACTIONS] - 2
     if playable == 0:  # in play, nothing fits
-        return int(28 * s_count if can_draw(r, cfg) else 28 * s_count + 1)
+        return int(draw if can_draw(r, cfg) else draw + 1)
     # the placements, by env id (the lead on slot 0 only)
     first = -1
     count = 0
@@ -151,7 +155,7 @@ def heuristic_action(
             for s in range(s_count):
                 if offered(r, t, s):
                     if first < 0:
-                        first = t * s_count + s
+                        first = cfg[C_TILE_INDEX + t] * s_count + s
                     count += 1
     if count == 1:
         best = first
@@ -172,14 +176,12 @@ def heuristic_action(
                     or value > best_value
                     or (value == best_value and T_PIPS[t] > best_pips)
                 ):
-                    best, best_value, best_pips = t * s_count + s, value, T_PIPS[t]
-    draw = 28 * s_count
-    if (
-        hoard
-        and is_legal(r, cfg, draw)
-        and not decisive(r, cfg, scores, seat, best // s_count, best % s_count, w, scr, buf)
-    ):
-        return int(draw)
+                    best_value, best_pips = value, T_PIPS[t]
+                    best = cfg[C_TILE_INDEX + t] * s_count + s
+    if hoard and is_legal(r, cfg, draw):
+        tile = cfg[C_INDEX_TILE + best // s_count]
+        if not decisive(r, cfg, scores, seat, tile, best % s_count, w, scr, buf):
+            return int(draw)
     return best
 
 
@@ -227,7 +229,8 @@ def write_values(
         if playable >> t & 1:
             for s in range(s_count):
                 if offered(r, t, s):
-                    out[t * s_count + s] = evaluate(r, cfg, scores, seat, t, s, danger, w, scr, buf)
+                    a = cfg[C_TILE_INDEX + t] * s_count + s
+                    out[a] = evaluate(r, cfg, scores, seat, t, s, danger, w, scr, buf)
 
 
 def heuristic_values(vg: VectorGame, i: int, weights: F64, danger_by_size: F64) -> F64:

@@ -228,7 +228,8 @@ def check_full_set(rules: Rules, layer: str) -> None:
     if rules.max_pip != MAX_PIP:
         raise RulesError(
             f"{layer}: the double-six set only, not the double-{rules.max_pip} set "
-            f"(max_pip={rules.max_pip}); the core game and records play every set"
+            f"(max_pip={rules.max_pip}); the core game, the environments and the batched "
+            "engine play every set"
         )
 
 

@@ -127,7 +127,7 @@ class GameBridge:
 
     def _deal_of(self, hands: Any, bone: Any, leader: Any) -> Deal:
         n = self.num_players
-        size = NUM_TILES - n * self.rules.hand_size
+        size = self.rules.boneyard_size
         return Deal(
             tuple(tuple(tiles_of(int(hands[s]))) for s in range(n)),
             tuple(TILES[int(t)] for t in bone[:size]),
@@ -234,9 +234,10 @@ class GameBridge:
         table = (st[:, ON_TABLE, None].astype(np.int64) >> np.arange(NUM_TILES)) & 1
         if (bits.sum(axis=2) != st[:, SIZES : SIZES + n]).any():
             raise VectorConfigError("redeal: a hand's size differs from the game's")
-        if (bits.sum(axis=1) + bone_bits + table != 1).any():
+        in_set = (self.rules.tile_mask >> np.arange(NUM_TILES)) & 1
+        if (bits.sum(axis=1) + bone_bits + table != in_set).any():
             raise VectorConfigError(
-                "redeal: the hands and boneyard must be the tiles off the table"
+                "redeal: the hands and boneyard must be the set's tiles off the table"
             )
         st[:, HANDS : HANDS + n] = h
         st[:, DEAL_HANDS : DEAL_HANDS + n] = h

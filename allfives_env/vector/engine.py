@@ -53,7 +53,7 @@ from numpy.typing import ArrayLike
 
 from allfives_env.core.errors import RulesError
 from allfives_env.core.game import Game, check_scores
-from allfives_env.core.rules import Rules, check_full_set
+from allfives_env.core.rules import Rules
 from allfives_env.envs.blocks import FEATURE_SETS, OUTLOOK_SETS, feature_set
 from allfives_env.envs.settings import (
     DEFAULT_MAX_CYCLES,
@@ -160,7 +160,6 @@ class VectorGame(GameBridge):
     ):
         if not isinstance(rules, Rules):
             raise EnvConfigError(f"rules must be a Rules, not {rules!r}")
-        check_full_set(rules, "the batched engine")
         if type(num_games) is not int or num_games < 1:
             raise EnvConfigError(f"num_games must be a positive int, not {num_games!r}")
         for value, allowed, name in (

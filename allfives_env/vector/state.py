@@ -183,7 +183,7 @@ PREV_WIDTH = 35
 # Indices into cfg. Rules fields first, then the episode settings, then the offsets of the
 # observation blocks (O_*, -1 where absent) and of the state blocks (S_*) from envs.blocks, then
 # the side of each seat (4 entries) and, per observer, the sides going round from his own
-# (C_REL_SIDES + 4 * observer + k).
+# (C_REL_SIDES + 4 * observer + k); last the set (C_NT …), its tiles by rank and their ranks.
 C_N, C_K, C_PARTNERS, C_HAND_SIZE, C_BONE_LEN, C_LEADER = range(6)
 C_EVERY, C_AT_ONCE, C_STOP, C_DWA, C_UNIT, C_AWARD, C_TARGET, C_EXACT = range(6, 14)
 C_S, C_NUM_ACTIONS, C_EPISODE_HAND, C_AUTO, C_REWARD_POINTS, C_REWARD_WIN = range(14, 20)
@@ -202,7 +202,18 @@ FEATURES_NONE, FEATURES_BASIC, FEATURES_OUTLOOK, FEATURES_LOOKAHEAD = range(4)
 ) = range(43, 60)  # fmt: skip
 C_SIDE_OF = 60
 C_REL_SIDES = 64
-CFG_SIZE = C_REL_SIDES + 16
+C_NT = 80
+"""T, the tiles of the rules' set (28 for double-six): the size of every tile block."""
+C_VALUES = 81
+"""The set's pip values, ``max_pip + 1`` (7 for double-six): the size of a value one-hot."""
+C_SET_MASK = 82
+"""The set's tiles, a tile mask."""
+C_INDEX_TILE = 83
+"""``cfg[C_INDEX_TILE + i]``: the tile id of rank ``i`` in the set (T entries, then -1)."""
+C_TILE_INDEX = C_INDEX_TILE + NUM_TILES
+"""``cfg[C_TILE_INDEX + t]``: the rank of tile id ``t`` in the set, -1 if not in it (the index
+of its entry in the tile blocks; an env placement id is ``rank · S + slot``)."""
+CFG_SIZE = C_TILE_INDEX + NUM_TILES
 
 _OBS_NAMES = (
     "hand", "table", "played_by", "drawn", "slots", "count", "count_mod5", "hand_sizes",
@@ -252,15 +263,15 @@ def make_config(
     cfg[C_TARGET] = rules.target
     cfg[C_EXACT] = int(rules.exact_target)
     cfg[C_S] = s
-    cfg[C_NUM_ACTIONS] = NUM_TILES * s + 2
+    cfg[C_NUM_ACTIONS] = rules.num_tiles * s + 2
     cfg[C_EPISODE_HAND] = int(episode_hand)
     cfg[C_AUTO] = int(auto)
     cfg[C_REWARD_POINTS] = int(reward_points)
     cfg[C_REWARD_WIN] = int(reward_win)
     cfg[C_MAX_CYCLES] = max_cycles
     cfg[C_ACTION_FEATURES] = FEATURE_SETS.index(feature_set(action_features))
-    obs = observation_blocks(n, k, s, action_features)
-    sta = state_blocks(n, k, s)
+    obs = observation_blocks(n, k, s, action_features, rules.max_pip)
+    sta = state_blocks(n, k, s, rules.max_pip)
     cfg[C_OBS_SIZE] = sum(b.size for b in obs)
     cfg[C_STATE_SIZE] = sum(b.size for b in sta)
     o, so = offsets(obs), offsets(sta)
@@ -278,6 +289,14 @@ def make_config(
                 order.append(side)
         for j, side in enumerate(order):
             cfg[C_REL_SIDES + 4 * me + j] = side
+    cfg[C_NT] = rules.num_tiles
+    cfg[C_VALUES] = rules.max_pip + 1
+    cfg[C_SET_MASK] = rules.tile_mask
+    cfg[C_INDEX_TILE : C_INDEX_TILE + NUM_TILES] = -1
+    cfg[C_TILE_INDEX : C_TILE_INDEX + NUM_TILES] = -1
+    for i, t in enumerate(rules.tiles):
+        cfg[C_INDEX_TILE + i] = t
+        cfg[C_TILE_INDEX + t] = i
     return cfg
 
 

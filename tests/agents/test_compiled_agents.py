@@ -125,6 +125,20 @@ def test_the_compiled_hoard_rule_chooses_as_the_python_one(n: int) -> None:
     assert met["hoarded"] and met["placed_beside_draw"] and met["choice"]
 
 
+@pytest.mark.parametrize(
+    ("preset", "n", "max_pip", "hand_size", "hoard"),
+    [("pagat", 2, 2, 2, False), ("five_up", 2, 3, 3, True), ("pyatyorka", 4, 4, 3, False)],
+)
+def test_the_compiled_agents_choose_as_the_python_ones_on_small_sets(
+    preset: str, n: int, max_pip: int, hand_size: int, hoard: bool
+) -> None:
+    rules = Rules.preset(preset, n, max_pip=max_pip, hand_size=hand_size)
+    met = play(rules, NUM_GAMES, 200, 60 + max_pip, "hand", hoard)
+    assert met["choice"] and met["evaluated"] and met["episodes"]
+    if hoard:
+        assert met["hoarded"]
+
+
 def test_the_parallel_build_chooses_the_same() -> None:
     # 96 games: the parallel build of the batch kernel (the tests above run the serial one)
     met = play(Rules.preset("pagat", 4), 96, 12, 77)

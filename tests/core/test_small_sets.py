@@ -193,15 +193,3 @@ def test_replay_cli_plays_a_small_set(tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == replay(parse_record(obj)).to_json()
-
-
-def test_layers_laid_out_for_28_tiles_refuse_a_smaller_set() -> None:
-    """The batched engine's arrays are laid out for the 28 tiles: it refuses a smaller set in
-    one line (the Python environments play every set: tests/envs/test_small_set_envs.py)."""
-    from allfives_env.vector.engine import VectorGame
-
-    small = Rules.preset("pagat", 2, max_pip=3, hand_size=3)
-    with pytest.raises(RulesError) as info:
-        VectorGame(small, 4)
-    assert str(info.value).startswith("the batched engine: the double-six set only, not the ")
-    assert "double-3 set" in str(info.value) and "\n" not in str(info.value)

@@ -7,7 +7,9 @@ game's own deals (its first hand through ``reset(options={"deal": ...})``, later
 scripted ``random.Random`` whose shuffle and lot produce the vector game's next deal). At every
 step the acting seat's observation, the mask, the state (every few steps), the observation of
 another seat (now and then), rewards, scores, hand ends and awards, winners, terminations and
-truncations must agree bit for bit. Finished episodes' records replay to the same result.
+truncations must agree bit for bit. Finished episodes' records replay to the same result. The
+smaller sets (double-two to double-five) are stepped the same way, with every family of action
+features.
 
 The settings (episode, forced actions, reward, action features, max_cycles, record) rotate over
 the 20 tables so that each value is met several times.
@@ -113,10 +115,51 @@ def test_vector_steps_like_raw_env_off_the_presets(k: int) -> None:
     steps_like_raw_env(rules, 7 * k + 1, 100, False)  # records hold preset rules only
 
 
-def steps_like_raw_env(rules: Rules, c: int, steps: int, record: bool) -> None:
-    """Step a batch under ``rules`` and the settings of table ``c``, comparing each step."""
+#: (preset, players, partnerships, max_pip, hand_size, action features)
+SMALL: list[tuple[str, int, bool, int, int, str]] = [
+    ("pagat", 2, True, 2, 2, "outlook"),
+    ("dominoes_cc", 2, True, 3, 4, "lookahead"),
+    ("five_up", 3, True, 4, 4, "basic"),
+    ("pyatyorka", 4, True, 5, 4, "outlook"),
+    ("spruce", 4, False, 3, 2, "none"),
+    ("pagat", 3, True, 5, 5, "lookahead"),
+]
+
+
+def small_rules(k: int) -> tuple[Rules, str]:
+    preset, n, partners, max_pip, hand, features = SMALL[k]
+    rules = Rules.preset(preset, n, partnerships=partners, max_pip=max_pip, hand_size=hand)
+    return rules, features
+
+
+@pytest.mark.parametrize("k", range(len(SMALL)), ids=[f"{s[0]}-{s[1]}p-d{s[3]}" for s in SMALL])
+def test_vector_steps_like_raw_env_on_small_sets(k: int) -> None:
+    rules, features = small_rules(k)
+    overrides: dict[str, Any] = {"action_features": features}
+    steps_like_raw_env(rules, 11 * k + 3, 300, k % 2 == 0, overrides)
+
+
+def test_small_set_arrays_shrink_with_the_set() -> None:
+    rules, _ = small_rules(1)  # double-three: 10 tiles
+    vg = VectorGame(rules, 4)
+    vg.reset(3)
+    enc = Encoding(rules)
+    assert vg.num_actions == enc.num_actions == 10 * rules.num_slots + 2
+    assert vg.observe().shape == (4, enc.obs_size)
+    assert vg.masks().shape == (4, enc.num_actions)
+    for i in range(4):
+        deal = vg.deal(i)
+        dealt = [t for h in deal.hands for t in h] + list(deal.boneyard)
+        assert sorted(dealt) == sorted(rules.tiles)
+
+
+def steps_like_raw_env(
+    rules: Rules, c: int, steps: int, record: bool, overrides: dict[str, Any] | None = None
+) -> None:
+    """Step a batch under ``rules`` and the settings of table ``c`` (with ``overrides``),
+    comparing each step."""
     n = rules.num_players
-    kw = settings(c)
+    kw = settings(c) | (overrides or {})
     vg = VectorGame(rules, NUM_GAMES, record=record, **kw)
     vg.reset(np.arange(NUM_GAMES) + 1000 * c)
     enc = Encoding(rules, kw["action_features"])

@@ -13,8 +13,10 @@ from allfives_env.vector.state import (
     BY_LOT,
     C_BONE_LEN,
     C_HAND_SIZE,
+    C_INDEX_TILE,
     C_LEADER,
     C_N,
+    C_NT,
     C_PARTNERS,
     CUR,
     DEAL_HANDS,
@@ -54,14 +56,16 @@ from allfives_env.vector.state import (
 @kernel
 def deal_hand(r: I32, cfg: I64, rng: U64) -> None:
     """Deal the next hand from the game's generator ``rng[0]`` (``Game.deal`` with
-    ``random_deal``): shuffle the 28 tiles (Fisher–Yates, as ``random.shuffle``), give seat
-    ``s`` the tiles ``s·k … s·k + k − 1``, the rest to the boneyard in order; then the leader
-    (``leader_choice``; by lot from the same generator where the rules say so)."""
+    ``random_deal``): shuffle the set's T tiles from id order (Fisher–Yates, as
+    ``random.shuffle``), give seat ``s`` the tiles ``s·k … s·k + k − 1``, the rest to the
+    boneyard in order; then the leader (``leader_choice``; by lot from the same generator where
+    the rules say so)."""
     n = cfg[C_N]
     k = cfg[C_HAND_SIZE]
-    for t in range(28):
-        r[BONE + t] = t
-    for j in range(27, 0, -1):
+    nt = cfg[C_NT]
+    for i in range(nt):
+        r[BONE + i] = cfg[C_INDEX_TILE + i]
+    for j in range(nt - 1, 0, -1):
         x = below(rng, j + 1)
         tmp = r[BONE + j]
         r[BONE + j] = r[BONE + x]

@@ -18,11 +18,15 @@ from allfives_env.vector.state import (
     BPOS,
     C_ACTION_FEATURES,
     C_BONE_LEN,
+    C_INDEX_TILE,
     C_K,
     C_N,
+    C_NT,
     C_REL_SIDES,
     C_S,
     C_TARGET,
+    C_TILE_INDEX,
+    C_VALUES,
     CONTRIB,
     COUNT,
     CUR,
@@ -73,20 +77,28 @@ SLOT_FEATURES = 12  # envs.blocks.SLOT_FEATURES
 
 
 @kernel
-def _tiles(o: F32, at: int, mask: int) -> None:
-    """28 entries from ``o[at]``: 1.0 where the tile mask has the tile (``spaces._tile_bytes``)."""
-    for t in range(28):
-        o[at + t] = np.float32(mask >> t & 1)
+def _tiles(o: F32, cfg: I64, at: int, mask: int) -> None:
+    """T entries from ``o[at]``, by rank in the set: 1.0 where the tile mask has the tile
+    (``Encoding._tile_bytes``; for double-six the rank is the id)."""
+    nt = cfg[C_NT]
+    if nt == 28:
+        for t in range(28):
+            o[at + t] = np.float32(mask >> t & 1)
+    else:
+        for i in range(nt):
+            o[at + i] = np.float32(mask >> cfg[C_INDEX_TILE + i] & 1)
 
 
 @kernel
 def _slots(r: I32, cfg: I64, o: F32, at: int) -> None:
     """The ``slots`` block (``Encoding._slot_bytes`` / ``spaces._slot_row``): per slot, open;
-    value one-hot; an ordinary double ends the arm; a spinner's free side; that spinner still
-    counts; the contribution / 12."""
+    value one-hot (V = ``max_pip + 1`` entries); an ordinary double ends the arm; a spinner's
+    free side; that spinner still counts; the contribution / 12."""
+    nv = cfg[C_VALUES]
+    width = nv + SLOT_FEATURES - 7
     for s in range(cfg[C_S]):
-        b = at + SLOT_FEATURES * s
-        for j in range(SLOT_FEATURES):
+        b = at + width * s
+        for j in range(width):
             o[b + j] = 0.0
         v = r[VALUE + s]
         if v < 0:
@@ -95,13 +107,13 @@ def _slots(r: I32, cfg: I64, o: F32, at: int) -> None:
         o[b + 1 + v] = 1.0
         f = r[FACE + s]
         if f >= 0:  # a spinner's free side: counts nothing itself
-            o[b + 9] = 1.0
+            o[b + nv + 2] = 1.0
             if r[SP_COV + f] < 2:
-                o[b + 10] = 1.0
+                o[b + nv + 3] = 1.0
         else:
             if r[END_DOUBLE] >> s & 1:
-                o[b + 8] = 1.0
-            o[b + 11] = np.float32(r[CONTRIB + s] / 12.0)
+                o[b + nv + 1] = 1.0
+            o[b + nv + 4] = np.float32(r[CONTRIB + s] / 12.0)
 
 
 @kernel
@@ -112,6 +124,8 @@ def _tail(
     relative to ``me`` (or absolute), and ``phase_index`` the phase entry to set (-1: none)."""
     n = cfg[C_N]
     k = cfg[C_K]
+    per_tile = float(cfg[C_NT])  # 28.0 for double-six
+    nv = cfg[C_VALUES]
     count = r[COUNT]
     o[at] = np.float32(min(count / COUNT_SCALE, 1.0))
     for j in range(5):
@@ -121,9 +135,9 @@ def _tail(
     base = 0 if absolute else me
     for j in range(n):
         seat = (base + j) % n
-        o[at + j] = np.float32(r[SIZES + seat] / 28.0)
+        o[at + j] = np.float32(r[SIZES + seat] / per_tile)
     at += n
-    o[at] = np.float32((cfg[C_BONE_LEN] - r[BPOS]) / 28.0)
+    o[at] = np.float32((cfg[C_BONE_LEN] - r[BPOS]) / per_tile)
     o[at + 1] = 1.0 if can_draw(r, cfg) else 0.0
     at += 2
     target = float(cfg[C_TARGET])
@@ -134,9 +148,9 @@ def _tail(
     for j in range(n):
         seat = (base + j) % n
         bits = r[VOIDS + seat]
-        for v in range(7):
-            o[at + 7 * j + v] = np.float32(bits >> v & 1)
-    at += 7 * n
+        for v in range(nv):
+            o[at + nv * j + v] = np.float32(bits >> v & 1)
+    at += nv * n
     for j in range(3):
         o[at + j] = 0.0
     if phase_index >= 0:
@@ -148,7 +162,7 @@ def _tail(
     for j in range(n):
         o[at + j] = 1.0 if j == to_act else 0.0
     at += n
-    o[at] = np.float32(r[TURN_DRAWS] / 28.0) if to_act >= 0 else 0.0
+    o[at] = np.float32(r[TURN_DRAWS] / per_tile) if to_act >= 0 else 0.0
     at += 1
     leader = (r[LEADER] - base) % n
     for j in range(n):
@@ -160,13 +174,14 @@ def write_global(r: I32, cfg: I64, scores: F64, seat: int, o: F32) -> None:
     """Write the global part of ``seat``'s observation (every block before the per-action
     ones) into ``o``."""
     n = cfg[C_N]
+    nt = cfg[C_NT]
     ph = r[PHASE]
     mine = ph == DRAWN and r[CUR] == seat
-    _tiles(o, cfg[O_HAND], r[HANDS + seat])
-    _tiles(o, cfg[O_TABLE], r[ON_TABLE])
+    _tiles(o, cfg, cfg[O_HAND], r[HANDS + seat])
+    _tiles(o, cfg, cfg[O_TABLE], r[ON_TABLE])
     for j in range(n):
-        _tiles(o, cfg[O_PLAYED_BY] + 28 * j, r[PLAYED + (seat + j) % n])
-    _tiles(o, cfg[O_DRAWN], 1 << r[DRAWN_TILE] if mine else 0)
+        _tiles(o, cfg, cfg[O_PLAYED_BY] + nt * j, r[PLAYED + (seat + j) % n])
+    _tiles(o, cfg, cfg[O_DRAWN], 1 << r[DRAWN_TILE] if mine else 0)
     _slots(r, cfg, o, cfg[O_SLOTS])
     # another seat's drawn tile shows as plain play: whether it fits is not yet known
     shown = 0 if ph == LEAD else 2 if mine else 1 if ph < HAND_OVER else -1
@@ -193,22 +208,24 @@ def write_state(r: I32, cfg: I64, scores: F64, o: F32) -> None:
     """Write the global state into ``o`` (``Encoding.state``): every hand, the boneyard in
     draw order, absolute seats and sides."""
     n = cfg[C_N]
+    nt = cfg[C_NT]
+    per_tile = float(nt)
     for seat in range(n):
-        _tiles(o, cfg[S_HANDS] + 28 * seat, r[HANDS + seat])
+        _tiles(o, cfg, cfg[S_HANDS] + nt * seat, r[HANDS + seat])
     at_b = cfg[S_BONEYARD]
     at_o = cfg[S_BONEYARD_ORDER]
-    for t in range(28):
-        o[at_b + t] = 0.0
-        o[at_o + t] = 0.0
+    for i in range(nt):
+        o[at_b + i] = 0.0
+        o[at_o + i] = 0.0
     for j in range(r[BPOS], cfg[C_BONE_LEN]):
-        t = r[BONE + j]
-        o[at_b + t] = 1.0
-        o[at_o + t] = np.float32((j - r[BPOS] + 1) / 28.0)
-    _tiles(o, cfg[S_TABLE], r[ON_TABLE])
+        i = cfg[C_TILE_INDEX + r[BONE + j]]
+        o[at_b + i] = 1.0
+        o[at_o + i] = np.float32((j - r[BPOS] + 1) / per_tile)
+    _tiles(o, cfg, cfg[S_TABLE], r[ON_TABLE])
     for seat in range(n):
-        _tiles(o, cfg[S_PLAYED_BY] + 28 * seat, r[PLAYED + seat])
+        _tiles(o, cfg, cfg[S_PLAYED_BY] + nt * seat, r[PLAYED + seat])
     ph = r[PHASE]
-    _tiles(o, cfg[S_DRAWN], 1 << r[DRAWN_TILE] if ph == DRAWN else 0)
+    _tiles(o, cfg, cfg[S_DRAWN], 1 << r[DRAWN_TILE] if ph == DRAWN else 0)
     _slots(r, cfg, o, cfg[S_SLOTS])
     _tail(r, cfg, scores, o, cfg[S_COUNT], 0, True, ph if ph < HAND_OVER else -1)
 

@@ -14,8 +14,11 @@ from allfives_env.vector.state import (
     C_AT_ONCE,
     C_EVERY,
     C_N,
+    C_NT,
     C_S,
+    C_SET_MASK,
     C_SIDE_OF,
+    C_TILE_INDEX,
     C_UNIT,
     CUR,
     DRAWN,
@@ -37,7 +40,6 @@ from allfives_env.vector.state import (
 )
 
 COUNT_NORM = 60.0  # envs.features.COUNT_NORM
-_ALL_TILES = (1 << 28) - 1
 
 
 @kernel
@@ -88,7 +90,7 @@ def prepare_features(r: I32, cfg: I64, seat: int, scr: I32) -> None:
     """Set ``scr``'s table of best additions for :func:`placement_features` (``seat`` to act):
     the tiles the next player may hold, unseen by ``seat``, with no half he lacks."""
     nxt = seat + 1 if seat + 1 < cfg[C_N] else 0
-    maybe = _ALL_TILES & ~r[HANDS + seat] & ~r[ON_TABLE]
+    maybe = cfg[C_SET_MASK] & ~r[HANDS + seat] & ~r[ON_TABLE]
     _best_additions(maybe & ~T_VALUES_MASK[r[VOIDS + nxt]], scr)
 
 
@@ -99,7 +101,7 @@ def write_action_features(
     """Write the ``action_points`` block at ``o[at:]`` and ``action_replies`` right after it,
     for observer ``seat`` (all 0 unless he is to act) (``features.action_features``)."""
     s_count = cfg[C_S]
-    size = 28 * s_count
+    size = cfg[C_NT] * s_count
     for j in range(2 * size):
         o[at + j] = 0.0
     ph = r[PHASE]
@@ -113,6 +115,6 @@ def write_action_features(
             for s in range(s_count):
                 if offered(r, t, s):
                     points, reply = placement_features(r, cfg, scr, score, t, s)
-                    b = at + t * s_count + s
+                    b = at + cfg[C_TILE_INDEX + t] * s_count + s
                     o[b] = np.float32(points)
                     o[b + size] = np.float32(reply)

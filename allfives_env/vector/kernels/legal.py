@@ -1,8 +1,9 @@
 """Legal environment actions of one game's row, and the batch mask kernel (mirrors
 ``Game.legal_actions`` / ``Game.is_legal_listed`` through ``Encoding.mask``).
 
-Environment ids: tile ``t`` on slot ``s`` is ``t * S + s`` (S = ``cfg[C_S]``), DRAW ``28 * S``,
-PASS ``28 * S + 1``. The lead is offered on slot 0 only.
+Environment ids: tile ``t`` on slot ``s`` is ``rank(t) * S + s`` (S = ``cfg[C_S]``; the rank
+of ``t`` in the set, the id for double-six), DRAW ``T * S``, PASS ``T * S + 1`` for a set of T
+tiles. The lead is offered on slot 0 only.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ from allfives_env.vector.kernels import layout
 from allfives_env.vector.kernels.turns import can_draw
 from allfives_env.vector.state import (
     C_DWA,
+    C_INDEX_TILE,
     C_NUM_ACTIONS,
     C_S,
+    C_TILE_INDEX,
     CUR,
     DRAWN,
     DRAWN_TILE,
@@ -46,7 +49,7 @@ def is_legal(r: I32, cfg: I64, action: int) -> bool:
     hand = r[HANDS + r[CUR]]
     draw_id = n_actions - 2
     if action < draw_id:
-        t = action // s_count
+        t = cfg[C_INDEX_TILE + action // s_count]
         s = action % s_count
         if not hand >> t & 1:
             return False
@@ -79,12 +82,12 @@ def write_mask(r: I32, cfg: I64, out: I8) -> int:
     draw_id = n_actions - 2
     if ph == LEAD:
         if r[FORCED_LEAD] >= 0:
-            out[r[FORCED_LEAD] * s_count] = 1
+            out[cfg[C_TILE_INDEX + r[FORCED_LEAD]] * s_count] = 1
             return 1
         n = 0
         for t in range(28):
             if hand >> t & 1:
-                out[t * s_count] = 1
+                out[cfg[C_TILE_INDEX + t] * s_count] = 1
                 n += 1
         return n
     if ph == DRAWN:
@@ -102,10 +105,11 @@ def write_mask(r: I32, cfg: I64, out: I8) -> int:
         if playable >> t & 1:
             a = T_LOW[t]
             b = T_HIGH[t]
+            at = cfg[C_TILE_INDEX + t] * s_count
             for s in range(s_count):
                 v = r[VALUE + s]
                 if v >= 0 and (v == a or v == b):
-                    out[t * s_count + s] = 1
+                    out[at + s] = 1
                     n += 1
     if ph == PLAY and cfg[C_DWA] and can_draw(r, cfg):
         out[draw_id] = 1

@@ -27,10 +27,14 @@ from allfives_env.vector.state import (
     C_AT_ONCE,
     C_EVERY,
     C_N,
+    C_NT,
     C_PARTNERS,
     C_S,
+    C_SET_MASK,
     C_SIDE_OF,
+    C_TILE_INDEX,
     C_UNIT,
+    C_VALUES,
     COUNT,
     CUR,
     DRAWN,
@@ -57,7 +61,6 @@ OUTLOOK_SIZE = 12  # envs.blocks.OUTLOOK_SIZE (a test checks it)
 LOOKAHEAD_SIZE = 2  # envs.blocks.LOOKAHEAD_SIZE (a test checks it)
 OUTLOOK_WIN = 60.0  # envs.features.OUTLOOK_WIN
 COUNT_NORM = 60.0  # envs.features.COUNT_NORM
-_ALL_TILES = (1 << 28) - 1
 
 Outlook = tuple[float, float, float, float, float, float, float, float, float, float, float]
 """What :func:`outlook` returns: the fields of ``envs.outlook.Outlook`` in order, as floats
@@ -253,7 +256,7 @@ def outlook(
     if now >= win or rest == 0:
         last = 1.0 if rest == 0 else 0.0
         return now, last, 0.0, 0.0, 0.0, 0.0, 0.0, double, 0.0, 0.0, 0.0
-    unseen = _ALL_TILES & ~r[ON_TABLE] & ~hand
+    unseen = cfg[C_SET_MASK] & ~r[ON_TABLE] & ~hand
     nxt = seat + 1 if seat + 1 < n else 0
     threat, opp_stuck = reply_outlook(r, cfg, scores, lay, nxt, win, unseen, buf)
     setup = own_best(cfg, scores, side, lay, rest, win, cap)
@@ -302,7 +305,7 @@ def outlook_entries(
     o[at + 4] = np.float32(opp_stuck)
     o[at + 5] = np.float32(min(setup / norm, 1.0))
     o[at + 6] = np.float32(min(kept / norm, 1.0))
-    o[at + 7] = np.float32(variety / 7.0)
+    o[at + 7] = np.float32(variety / float(cfg[C_VALUES]))
     o[at + 8] = np.float32(double)
     o[at + 9] = np.float32(stuck)
     o[at + 10] = np.float32(min(assist / norm, 1.0))
@@ -315,9 +318,9 @@ def write_outlook_features(
 ) -> None:
     """Write the ``action_outlook`` block at ``o[at:]`` for observer ``seat``: every entry,
     all 0 unless he is to act, then the outlook of each legal placement at
-    ``(tile · S + slot) · OUTLOOK_SIZE`` (``features.outlook_features``)."""
+    ``(rank · S + slot) · OUTLOOK_SIZE`` (``features.outlook_features``)."""
     s_count = cfg[C_S]
-    for j in range(28 * s_count * OUTLOOK_SIZE):
+    for j in range(cfg[C_NT] * s_count * OUTLOOK_SIZE):
         o[at + j] = 0.0
     ph = r[PHASE]
     if ph > DRAWN or r[CUR] != seat:
@@ -327,7 +330,7 @@ def write_outlook_features(
         if playable >> t & 1:
             for s in range(s_count):
                 if offered(r, t, s):
-                    b = at + (t * s_count + s) * OUTLOOK_SIZE
+                    b = at + (cfg[C_TILE_INDEX + t] * s_count + s) * OUTLOOK_SIZE
                     outlook_entries(r, cfg, scores, seat, t, s, o, b, scr, buf)
 
 
@@ -345,7 +348,7 @@ def placement_lookahead(
         return 0.0, 0.0
     n = cfg[C_N]
     nxt = seat + 1 if seat + 1 < n else 0
-    unseen = _ALL_TILES & ~r[ON_TABLE] & ~hand
+    unseen = cfg[C_SET_MASK] & ~r[ON_TABLE] & ~hand
     layout.copy_layout(r, scr)
     if scr[LEAD_TILE] < 0:
         layout.lead(scr, t, cfg[C_AT_ONCE])
@@ -361,9 +364,9 @@ def write_lookahead_features(
 ) -> None:
     """Write the ``action_lookahead`` block at ``o[at:]`` for observer ``seat``: every entry,
     all 0 unless he is to act, then :func:`placement_lookahead` of each legal placement at
-    ``(tile · S + slot) · LOOKAHEAD_SIZE`` (``features.lookahead_features``)."""
+    ``(rank · S + slot) · LOOKAHEAD_SIZE`` (``features.lookahead_features``)."""
     s_count = cfg[C_S]
-    for j in range(28 * s_count * LOOKAHEAD_SIZE):
+    for j in range(cfg[C_NT] * s_count * LOOKAHEAD_SIZE):
         o[at + j] = 0.0
     ph = r[PHASE]
     if ph > DRAWN or r[CUR] != seat:
@@ -375,6 +378,6 @@ def write_lookahead_features(
         for s in range(s_count):
             if offered(r, t, s):
                 wins, out = placement_lookahead(r, cfg, scores, seat, t, s, scr)
-                b = at + (t * s_count + s) * LOOKAHEAD_SIZE
+                b = at + (cfg[C_TILE_INDEX + t] * s_count + s) * LOOKAHEAD_SIZE
                 o[b] = np.float32(wins)
                 o[b + 1] = np.float32(out)

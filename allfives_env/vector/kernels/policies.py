@@ -10,7 +10,9 @@ from allfives_env.vector.kernels.scoring import count_points
 from allfives_env.vector.kernels.turns import can_draw, offered, placeable_tiles
 from allfives_env.vector.rng import below
 from allfives_env.vector.state import (
+    C_NUM_ACTIONS,
     C_S,
+    C_TILE_INDEX,
     C_UNIT,
     DRAWN,
     I8,
@@ -59,14 +61,16 @@ def greedy_action(r: I32, cfg: I64) -> int:
     best_pips = -1
     playable = placeable_tiles(r)
     if not playable:  # in play, nothing fits
-        return int(28 * s_count if can_draw(r, cfg) else 28 * s_count + 1)
+        draw_id = cfg[C_NUM_ACTIONS] - 2
+        return int(draw_id if can_draw(r, cfg) else draw_id + 1)
     for t in range(28):  # ascending ids: a later action wins only if strictly better
         if playable >> t & 1:
             for s in range(s_count):
                 if offered(r, t, s):
                     pts = count_points(layout.count_after(r, t, s), unit)
                     if pts > best_pts or (pts == best_pts and T_PIPS[t] > best_pips):
-                        best, best_pts, best_pips = t * s_count + s, pts, T_PIPS[t]
+                        best_pts, best_pips = pts, T_PIPS[t]
+                        best = cfg[C_TILE_INDEX + t] * s_count + s
     return best
 
 

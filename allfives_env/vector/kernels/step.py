@@ -15,9 +15,11 @@ from allfives_env.vector.state import (
     C_AUTO,
     C_BONE_LEN,
     C_EPISODE_HAND,
+    C_INDEX_TILE,
     C_K,
     C_MAX_CYCLES,
     C_N,
+    C_NUM_ACTIONS,
     C_REWARD_POINTS,
     C_REWARD_WIN,
     C_S,
@@ -144,10 +146,11 @@ def step_game(
         gains[j] = 0.0
     p = r[CUR]
     s_count = cfg[C_S]
-    draw_id = 28 * s_count
+    draw_id = cfg[C_NUM_ACTIONS] - 2
     pts = 0.0
     if action < draw_id:
-        pts = turns.place(r, cfg, scores, award, log, action // s_count, action % s_count)
+        t = cfg[C_INDEX_TILE + action // s_count]
+        pts = turns.place(r, cfg, scores, award, log, t, action % s_count)
     elif action == draw_id:
         turns.draw(r, cfg, scores, award, log)
     else:
