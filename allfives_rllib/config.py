@@ -125,6 +125,15 @@ class RLlibConfig(Settings):
             unit=("snapshot_win_rate", "baseline_prob"),
         )  # fmt: skip
         checks.append((self.engine in ENGINES, "engine", f"one of {', '.join(ENGINES)}"))
+        for key, default in (("max_pip", 6), ("hand_size", 0), ("target", 0)):
+            checks.append(
+                (
+                    getattr(self, key) == default,
+                    key,
+                    f"{default} with RLlib (its environments play the presets' own rules; "
+                    "train.py trains on smaller sets)",
+                )
+            )
         checks.append((self.num_steps >= 1, "num_steps", "at least 1"))
         checks.append((self.context_dim >= 1, "context_dim", "at least 1"))
         checks.append((self.imitation_epochs >= 1, "imitation_epochs", "at least 1"))

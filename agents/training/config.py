@@ -52,6 +52,12 @@ class Settings:
     partnerships: bool | None = None
     """With 4 players: true for seats 0+2 v 1+3, false for each for himself; unset (null), the
     preset's own (pairs in pagat, spruce and five_up)."""
+    max_pip: int = 6
+    """The set: double-N, N from 2 (six tiles) to 6 (the 28 tiles of double-six)."""
+    hand_size: int = 0
+    """Tiles dealt to each player; 0: the preset's own (a smaller set needs smaller hands)."""
+    target: int = 0
+    """Points that win the match; 0: the preset's own."""
     episode: str = "match"
     """Episode length: a whole ``match`` or one ``hand``."""
     reward: str = "points+win"
@@ -111,12 +117,20 @@ class Settings:
     """Show a progress bar."""
 
     def rules(self) -> Rules:
-        """The rules this config trains on.
+        """The rules this config trains on: the preset's, on the set of :attr:`max_pip`, with
+        :attr:`hand_size` and :attr:`target` where they are set.
 
         Raises:
-            RulesError: for an unknown preset or a bad player count.
+            RulesError: for an unknown preset, a bad player count, or a set, hand size or
+                target the rules refuse.
         """
-        return rules_of(self.preset, self.num_players, self.partnerships)
+        rules = rules_of(self.preset, self.num_players, self.partnerships)
+        changed: dict[str, int] = {"max_pip": self.max_pip}
+        if self.hand_size:
+            changed["hand_size"] = self.hand_size
+        if self.target:
+            changed["target"] = self.target
+        return rules.replace(**changed)
 
     def checks(
         self,
@@ -142,13 +156,14 @@ class Settings:
             "update_epochs", "pool_size", "snapshot_every", "eval_every", "eval_matches",
             "eval_processes", "torch_threads", *at_least_1,
         )  # fmt: skip
-        at_least_0 = ("final_eval_matches", *at_least_0)
+        at_least_0 = ("hand_size", "target", "final_eval_matches", *at_least_0)
         unit = ("gae_lambda", "gamma", *unit)
         positive = ("learning_rate", "clip_coef", "max_grad_norm", *positive)
-        try:
-            self.rules()
-        except RulesError as e:
-            raise ConfigError(f"config: {e}") from None
+        if self.hand_size >= 0 and self.target >= 0:  # else the range checks below say so
+            try:
+                self.rules()
+            except RulesError as e:
+                raise ConfigError(f"config: {e}") from None
         name = self.name
         checks: list[Check] = [
             (self.episode in EPISODES, "episode", f"one of {', '.join(EPISODES)}"),

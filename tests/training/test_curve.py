@@ -107,3 +107,31 @@ def test_a_bad_curve_points_is_one_line(tmp_path: Path, args: list[str], message
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2 and len(lines) == 1 and message in lines[0], proc.stderr
     assert not any(tmp_path.iterdir())
+
+
+def test_train_py_trains_on_a_small_set_and_its_curve_is_measured_exactly(
+    tmp_path: Path,
+) -> None:
+    from agents.exact.policy import policy_of_agent
+    from agents.exact.solver import Solver
+    from agents.exact.tree import build_tree
+    from agents.learned import load_learned
+    from allfives_env import Rules
+
+    tiny = ["--max_pip", "2", "--hand_size", "2", "--episode", "hand", "--reward", "points"]
+    proc = run_trainer(TRAIN, tmp_path, *TINY_TABULA_RASA, *tiny, "--total_timesteps", "512")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    run = tmp_path / "tabula_rasa"
+    rules = Rules.preset("pagat", 2, max_pip=2, hand_size=2)
+    report = json.loads((run / "report.json").read_text())
+    assert report["config"]["max_pip"] == 2 and report["env_steps"] == 512
+    solver = Solver(build_tree(rules))
+    for p in json.loads((run / "curve" / "index.json").read_text())["points"]:
+        agent = load_learned(str(run / p["agent"]), sample=True)
+        agent.check_rules(rules)
+        assert 0 < solver.nash_conv(policy_of_agent(solver.tree, agent)) < 10
+    # RLlib's environments take a preset's rules: a smaller set is refused there in one line
+    rllib = [sys.executable, str(ROOT / "train_rllib.py"), "--config", "configs/rllib_smoke.yaml"]
+    out = run_trainer(rllib, tmp_path, "--max_pip", "2", "--hand_size", "2", timeout=120)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert "'max_pip' must be 6 with RLlib" in out.stderr
