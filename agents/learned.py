@@ -15,6 +15,7 @@ import io
 import json
 import random
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -355,6 +356,26 @@ class LearnedAgent:
                 by_env[env_id] = a
         choice = choose(self.policy.logits(obs), mask, uniform(rng) if self.sample else None)
         return by_env[choice]
+
+    @property
+    def probabilities(self) -> Callable[[PlayerView], dict[Action, float]] | None:
+        """With ``sample``, the probability the policy gives each legal action of a view (the
+        masked softmax it samples from; a mirrored lead, which is not an env action, gets 0),
+        which the exact solver reads as the agent's policy; ``None`` for the most-likely
+        player, whose policy is its :meth:`act`."""
+        return self._probabilities if self.sample else None
+
+    def _probabilities(self, view: PlayerView) -> dict[Action, float]:
+        legal = view.legal_actions
+        if len(legal) == 1:
+            return {legal[0]: 1.0}
+        enc = self._encoding(view.rules)
+        ids = [enc.to_env[a] for a in legal]
+        logits = self.policy.logits(enc.observe_view(view)).astype(np.float64)
+        z = np.array([logits[i] if i >= 0 else -np.inf for i in ids])
+        p = np.exp(z - z.max())
+        p /= p.sum()
+        return {a: float(x) for a, x in zip(legal, p, strict=True)}
 
     def log_policy(self, view: PlayerView) -> npt.NDArray[np.float64]:
         """The policy's log-probability of each of ``view.legal_actions`` (in that order;

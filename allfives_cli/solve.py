@@ -72,6 +72,12 @@ def add_solve_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="exact best responses and NashConv of agents on a small set's game",
     )
     p.add_argument("agents", nargs="+", metavar="AGENT", help="agent specs, one per argument")
+    p.add_argument(
+        "--sample",
+        action="store_true",
+        help="read a checkpoint's policy as it samples (the softmax over the legal actions) "
+        "instead of its most likely action",
+    )
     _add_game_options(p)
 
     p = subparsers.add_parser(
@@ -122,7 +128,12 @@ def run_solve_command(args: argparse.Namespace, out: Callable[[str], None] = pri
         from agents.registry import agent_for
         from allfives_cli.options import agent_specs
 
+        from agents.learned import LearnedAgent
+
         agents = [(spec, agent_for(spec, rules)) for spec in agent_specs("AGENT", args.agents)]
+        for _, agent in agents:
+            if args.sample and isinstance(agent, LearnedAgent):
+                agent.sample = True
     start = time.perf_counter()
     tree = _tree(args, rules)
     sizes = _sizes(tree, time.perf_counter() - start)
@@ -138,6 +149,7 @@ def run_solve_command(args: argparse.Namespace, out: Callable[[str], None] = pri
             br0, br1 = solver.best_response(policy, 0)[0], solver.best_response(policy, 1)[0]
             row = {
                 "agent": spec,
+                "sampled_checkpoint": bool(getattr(agent, "sample", False)),
                 "value": solver.value(policy),
                 "best_response": [br0, br1],
                 "nash_conv": br0 + br1,

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import fake_checkpoint
 
 from agents.errors import AgentError
 from agents.exact.infoset import infoset_key
@@ -160,6 +161,29 @@ def test_agents_policies(tiny: Tree) -> None:
     assert solver.nash_conv(greedy) > solver.nash_conv(uniform(tiny)) > 0
 
 
+def test_a_checkpoint_is_read_as_it_plays(tiny: Tree, tmp_path: Path) -> None:
+    from agents.learned import load_learned
+
+    path = tmp_path / "net.zip"
+    fake_checkpoint(path, TINY)
+    best, sampled = load_learned(str(path)), load_learned(str(path), sample=True)
+    assert best.probabilities is None  # the most likely action: its policy is its act
+    greedy_policy = policy_of_agent(tiny, best)
+    assert set(np.unique(greedy_policy)) <= {0.0, 1.0}
+    soft = policy_of_agent(tiny, sampled)
+    check_policy(tiny, soft)
+    rng = random.Random(0)
+    for view in views(tiny)[::7]:
+        probs = sampled.probabilities(view)  # type: ignore[misc]
+        assert set(probs) == set(view.legal_actions)
+        assert sum(probs.values()) == pytest.approx(1.0)
+        top = max(probs, key=lambda a: (probs[a], -a))
+        assert best.act(view, rng) == top
+        assert probs[sampled.act(view, rng)] > 0
+    solver = Solver(tiny)
+    assert solver.nash_conv(soft) != pytest.approx(solver.nash_conv(greedy_policy))
+
+
 def test_a_random_choice_without_probabilities_is_refused(tiny: Tree) -> None:
     class Coin:
         name = "coin"
@@ -295,6 +319,11 @@ def test_the_command_line(tmp_path: Path) -> None:
     rows = [json.loads(line) for line in out.stdout.splitlines()]
     assert rows[0]["nash_conv"] == pytest.approx(curve[-1]["nash_conv"])
     assert rows[1]["nash_conv"] == pytest.approx(0.875)
+    fake_checkpoint(tmp_path / "net.zip", TINY)
+    out = cli("exploitability", "net.zip", *game, "--sample", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    row = json.loads(out.stdout)
+    assert row["sampled_checkpoint"] and 0 < row["nash_conv"] < row["utility_range"]
     out = cli("eval", "exact:p.npz", "heuristic", *game, "--matches", "4", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     # bad input: one line, exit 2, nothing written or replaced
