@@ -1,0 +1,301 @@
+"""The benchmark's small track: learners trained on the tiny game, measured exactly.
+
+On the tiny game (``pagat``, double-two, hands of 2, one hand a game: the game the exact solver
+and OpenSpiel's ``nash_conv`` both solve), every number here is exact, not a proxy:
+
+- **PPO** (``train.py``, tabula rasa: self-play against its own snapshots, no teacher) and
+  **NFSP** (OpenSpiel's, through ``python -m allfives_openspiel.train``) train for the same
+  budget of env steps (a decision of the policy being trained, in whichever seat), from each
+  seed, keeping ``--curve_points`` policies along the way; each point's exact NashConv is
+  measured (PPO's as it samples, the softmax over its legal actions, and as it plays in
+  ``allfives eval``, its most likely action; NFSP's average policy);
+- the benchmark's **approximate best response** (``train.py`` against the frozen agent, the
+  large settings' budget: imitation of the heuristic, then PPO) is trained against fixed agents
+  on the tiny game, and its exact gain against the agent is set beside the exact best
+  response's: how far below the exact exploitability the large settings' proxy lands.
+
+Each run is a folder under ``--out`` (done runs are kept and not run again); ``result.json``
+holds every figure with its command, the commit, versions and the machine; the report prints
+Markdown and draws ``small_track.png``::
+
+    python tools/small_track.py --out runs/small_track --seeds 0 1 2 --env_steps 300000
+
+Run it on a quiet machine for the times (the figures themselves do not depend on the load).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+GAME = ["--max_pip", "2", "--hand_size", "2"]
+"""The tiny game's flags, beside ``--preset pagat`` and 2 players."""
+
+
+def tiny_rules() -> Any:
+    from allfives_env.core.rules import Rules
+
+    return Rules.preset("pagat", 2, max_pip=2, hand_size=2)
+
+
+def run(cmd: list[str], log: Path) -> float:
+    """Run ``cmd`` from the repository root, its output to ``log``; its wall seconds.
+
+    Raises:
+        SystemExit: with the log's last line, if it fails.
+    """
+    t0 = time.perf_counter()
+    with log.open("w") as f:
+        proc = subprocess.run(
+            cmd,
+            cwd=ROOT,
+            stdout=f,
+            stderr=subprocess.STDOUT,
+            env=dict(os.environ, PYTHONHASHSEED="0"),
+        )
+    if proc.returncode != 0:
+        tail = (log.read_text().strip().splitlines() or ["no output"])[-1]
+        raise SystemExit(f"small_track: {' '.join(cmd[:4])} … failed: {tail}")
+    return time.perf_counter() - t0
+
+
+def ppo_command(folder: Path, seed: int, steps: int, points: int) -> list[str]:
+    return [
+        sys.executable, "train.py", "--config", "configs/tabula_rasa.yaml",
+        "--runs", str(folder), "--name", "train", "--preset", "pagat", "--num_players", "2",
+        *GAME, "--episode", "hand", "--reward", "points", "--seed", str(seed),
+        "--total_timesteps", str(steps), "--imitation_samples", "0",
+        "--snapshot_every", str(max(1, steps // 20)), "--eval_every", str(steps),
+        "--eval_matches", "20", "--final_eval_matches", "0",
+        "--curve_points", str(points), "--no-progress",
+    ]  # fmt: skip
+
+
+def nfsp_command(folder: Path, seed: int, steps: int, points: int) -> list[str]:
+    return [
+        sys.executable, "-m", "allfives_openspiel.train", "--out", str(folder / "train"),
+        "--preset", "pagat", "--players", "2", *GAME, "--episode", "hand",
+        "--env_steps", str(steps), "--curve_points", str(points), "--seed", str(seed),
+    ]  # fmt: skip
+
+
+def br_command(folder: Path, opponent: str, seed: int) -> list[str]:
+    """The benchmark's best response (its budget and flags) to ``opponent``, on the tiny game."""
+    from agents.benchmark.protocol import FULL
+    from agents.benchmark.run import best_response_command
+
+    cmd = best_response_command(opponent, FULL.setting("pagat-2p"), FULL, folder, 1)
+    cmd[cmd.index("--seed") + 1] = str(seed)
+    return [*cmd, *GAME, "--episode", "hand", "--reward", "points"]
+
+
+def curve_agents(run_dir: Path) -> list[tuple[int, str]]:
+    """A run's curve points: (env steps, agent spec with its path made absolute)."""
+    index = json.loads((run_dir / "curve" / "index.json").read_text())
+    out = []
+    for p in index["points"]:
+        kind, _, path = p["agent"].rpartition(":")
+        spec = f"{kind}:{run_dir / path}" if kind else str(run_dir / path)
+        out.append((int(p["env_steps"]), spec))
+    return out
+
+
+class Measure:
+    """Exact values on the tiny game's tree, built once."""
+
+    def __init__(self) -> None:
+        from agents.exact.solver import Solver
+        from agents.exact.tree import build_tree
+
+        self.tree = build_tree(tiny_rules())
+        self.solver = Solver(self.tree)
+        self.range = float(self.tree.utility_range)
+
+    def policy(self, spec: str, sample: bool = False) -> Any:
+        from agents.exact.policy import policy_of_agent
+        from agents.learned import LearnedAgent
+        from agents.registry import agent_for
+
+        agent = agent_for(spec, self.tree.rules)
+        if sample and isinstance(agent, LearnedAgent):
+            agent.sample = True
+        return policy_of_agent(self.tree, agent)
+
+    def nash_conv(self, spec: str, sample: bool = False) -> float:
+        return float(self.solver.nash_conv(self.policy(spec, sample)))
+
+    def against(self, responder: Any, agent: Any) -> list[float]:
+        """Each seat's exact value (in its own utility) when ``responder``'s policy plays that
+        seat against ``agent``'s: what :meth:`Solver.best_response` gives for the best
+        response."""
+        out = []
+        for seat in (0, 1):
+            mixed = agent.copy()
+            mine = np.repeat(self.tree.player == seat, self.tree.width)
+            mixed[mine] = responder[mine]
+            value = float(self.solver.value(mixed))
+            out.append(value if seat == 0 else -value)
+        return out
+
+
+def trainer_runs(args: argparse.Namespace, m: Measure) -> list[dict[str, Any]]:
+    rows = []
+    for name, make in (("train.py PPO", ppo_command), ("OpenSpiel NFSP", nfsp_command)):
+        for seed in args.seeds:
+            folder = args.out / name.split()[-1].lower() / f"seed{seed}"
+            done = folder / "result.json"
+            if done.exists():
+                rows.append(json.loads(done.read_text()))
+                continue
+            folder.mkdir(parents=True, exist_ok=True)
+            cmd = make(folder, seed, args.env_steps, args.curve_points)
+            print(f"small_track: {name} seed {seed}", flush=True)
+            seconds = run(cmd, folder / "train.log")
+            curve = []
+            for steps, spec in curve_agents(folder / "train"):
+                point: dict[str, Any] = {"env_steps": steps}
+                if name.endswith("PPO"):
+                    point["nash_conv"] = m.nash_conv(spec, sample=True)
+                    point["nash_conv_most_likely"] = m.nash_conv(spec)
+                else:
+                    point["nash_conv"] = m.nash_conv(spec)
+                curve.append(point)
+            row = {"algorithm": name, "seed": seed, "command": cmd, "seconds": round(seconds, 1),
+                   "curve": curve}  # fmt: skip
+            done.write_text(json.dumps(row, indent=1))
+            rows.append(row)
+    return rows
+
+
+def br_runs(args: argparse.Namespace, m: Measure) -> list[dict[str, Any]]:
+    from agents.exact.policy import policy_of_agent
+    from agents.registry import agent_for
+
+    rows = []
+    for opponent in args.opponents:
+        agent = policy_of_agent(m.tree, agent_for(opponent, m.tree.rules))
+        exact = [float(m.solver.best_response(agent, p)[0]) for p in (0, 1)]
+        for seed in args.seeds:
+            folder = args.out / "best_response" / opponent.replace(":", "_") / f"seed{seed}"
+            done = folder / "result.json"
+            if done.exists():
+                rows.append(json.loads(done.read_text()))
+                continue
+            folder.mkdir(parents=True, exist_ok=True)
+            cmd = br_command(folder, opponent, seed)
+            print(f"small_track: best response to {opponent} seed {seed}", flush=True)
+            seconds = run(cmd, folder / "train.log")
+            responder = m.policy(str(folder / "best_response" / "best.zip"))
+            row = {
+                "opponent": opponent,
+                "seed": seed,
+                "command": cmd,
+                "seconds": round(seconds, 1),
+                "exact_best_response": exact,
+                "ppo_best_response": m.against(responder, agent),
+            }
+            done.write_text(json.dumps(row, indent=1))
+            rows.append(row)
+    return rows
+
+
+def report(rows: list[dict[str, Any]], brs: list[dict[str, Any]], m: Measure, out: Path) -> str:
+    lines = [
+        f"Exact NashConv on the tiny game (range {m.range:g}); mean [min, max] over "
+        f"{len({r['seed'] for r in rows})} seeds at each curve point.",
+        "",
+        "| algorithm | env steps | NashConv | of the range | most likely action |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for name in sorted({r["algorithm"] for r in rows}):
+        runs = [r for r in rows if r["algorithm"] == name]
+        steps = sorted({p["env_steps"] for r in runs for p in r["curve"]})
+        for s in steps:
+            vals = [p["nash_conv"] for r in runs for p in r["curve"] if p["env_steps"] == s]
+            ml = [p.get("nash_conv_most_likely") for r in runs for p in r["curve"]
+                  if p["env_steps"] == s]  # fmt: skip
+            most = f"{np.mean(ml):.3f}" if all(v is not None for v in ml) else ""
+            lines.append(
+                f"| {name} | {s:,} | {np.mean(vals):.3f} [{min(vals):.3f}, {max(vals):.3f}] | "
+                f"{np.mean(vals) / m.range:.1%} | {most} |"
+            )
+    lines += [
+        "",
+        "The benchmark's approximate best response, measured exactly: its gain against the "
+        "agent, by seat, beside the exact best response's (mean over seeds).",
+        "",
+        "| agent | exact best response (seat 0, seat 1) | PPO best response | share of the exact |",
+        "|---|---:|---:|---:|",
+    ]
+    for opponent in sorted({b["opponent"] for b in brs}):
+        bs = [b for b in brs if b["opponent"] == opponent]
+        exact = bs[0]["exact_best_response"]
+        got = np.mean([b["ppo_best_response"] for b in bs], axis=0)
+        share = float(np.sum(got) / np.sum(exact)) if np.sum(exact) > 0 else float("nan")
+        lines.append(
+            f"| `{opponent}` | {exact[0]:.4f}, {exact[1]:.4f} | {got[0]:.4f}, {got[1]:.4f} | "
+            f"{share:.0%} |"
+        )
+    _plot(rows, out / "small_track.png", m.range)
+    return "\n".join(lines)
+
+
+def _plot(rows: list[dict[str, Any]], path: Path, span: float) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    for name in sorted({r["algorithm"] for r in rows}):
+        runs = [r for r in rows if r["algorithm"] == name]
+        steps = sorted({p["env_steps"] for r in runs for p in r["curve"]})
+        vals = [[p["nash_conv"] for r in runs for p in r["curve"] if p["env_steps"] == s]
+                for s in steps]  # fmt: skip
+        mean = [float(np.mean(v)) for v in vals]
+        ax.plot(steps, mean, marker="o", label=name)
+        ax.fill_between(steps, [min(v) for v in vals], [max(v) for v in vals], alpha=0.2)
+    ax.set_xlabel("env steps")
+    ax.set_ylabel(f"exact NashConv (range {span:g})")
+    ax.set_title("The tiny game: pagat, double-two, hands of 2")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", type=Path, required=True, help="the folder of the runs")
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    p.add_argument("--env_steps", type=int, default=300_000, help="each learner's budget")
+    p.add_argument("--curve_points", type=int, default=10)
+    p.add_argument(
+        "--opponents", nargs="+", default=["heuristic", "greedy", "random"],
+        help="agents whose best response is trained (the benchmark's budget)",
+    )  # fmt: skip
+    args = p.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    m = Measure()
+    rows = trainer_runs(args, m)
+    brs = br_runs(args, m)
+    from agents.benchmark.provenance import machine, source, versions
+
+    text = report(rows, brs, m, args.out)
+    about = {"machine": machine(), "source": source(), "versions": versions()}
+    result = {"runs": rows, "best_responses": brs, **about}
+    (args.out / "result.json").write_text(json.dumps(result, indent=1))
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
