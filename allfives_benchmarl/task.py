@@ -50,6 +50,10 @@ class AllFivesTaskConfig:
     """2, 3 or 4 seats, all trained."""
     partnerships: bool | None = None
     """4 players in two sides (``None``: the preset's own)."""
+    max_pip: int = 6
+    """The set: double-N, N from 2 to 6 (the 28 tiles)."""
+    hand_size: int = 0
+    """Tiles dealt to each seat (0: the preset's own; a smaller set needs fewer)."""
     episode: str = "match"
     """``"match"`` or ``"hand"``."""
     reward: str = "win"
@@ -68,8 +72,16 @@ class AllFivesTaskConfig:
     (``False``); see :func:`agents.training.groups.seat_groups`."""
 
     def table(self) -> Rules:
-        """The rules this config plays."""
-        return rules_of(self.rules, self.num_players, self.partnerships)
+        """The rules this config plays.
+
+        Raises:
+            RulesError: for rules the engine refuses (a hand that does not fit the set).
+        """
+        rules = rules_of(self.rules, self.num_players, self.partnerships)
+        changed = {"max_pip": self.max_pip} | (
+            {"hand_size": self.hand_size} if self.hand_size else {}
+        )
+        return rules.replace(**changed)
 
     def groups(self) -> dict[str, list[int]]:
         """Its agent groups' seats."""
@@ -78,7 +90,9 @@ class AllFivesTaskConfig:
     def env_kwargs(self) -> dict[str, Any]:
         """The keyword arguments of :class:`AllFivesTorchEnv` (all but ``num_envs``)."""
         kwargs = dataclasses.asdict(self)
-        kwargs.pop("max_steps")
+        for key in ("max_steps", "max_pip", "hand_size"):
+            kwargs.pop(key)
+        kwargs["rules"] = self.table()
         return kwargs
 
     @classmethod

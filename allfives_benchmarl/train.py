@@ -80,6 +80,12 @@ class Args:
     trained; in partnerships each team is a group with its own policy)."""
     reward: Literal["win", "points", "points+win"] = "points+win"
     """Each seat's reward: its side's match result, points, or both."""
+    episode: Literal["match", "hand"] = "match"
+    """What an episode is: a whole match or one hand."""
+    max_pip: int = 6
+    """The set: double-N, N from 2 to 6 (the 28 tiles); a smaller set needs --hand_size."""
+    hand_size: int = 0
+    """Tiles dealt to each seat (0: the preset's)."""
     action_features: Literal["none", "basic", "outlook", "lookahead"] = "none"
     """The observation's per-action blocks (as train.py's config; see docs/spaces.md)."""
     frames: int = 200_000
@@ -156,6 +162,15 @@ class Args:
             check_algorithm(self.algorithm, PRESETS[self.task], self.task)
         except EnvConfigError as e:
             raise ConfigError(f"--algorithm {e}") from None
+        from allfives_env.core.errors import RulesError
+
+        table = dataclasses.replace(
+            PRESETS[self.task], max_pip=self.max_pip, hand_size=self.hand_size
+        )
+        try:
+            table.table()
+        except RulesError as e:
+            raise ConfigError(f"--max_pip/--hand_size: {e}") from None
 
 
 def parse_args(argv: Sequence[str]) -> Args:
@@ -304,7 +319,12 @@ def train(args: Args, folder: Path) -> dict[str, Any]:
     from allfives_benchmarl.task import PRESETS, AllFivesTask
 
     task_config = dataclasses.replace(
-        PRESETS[args.task], reward=args.reward, action_features=args.action_features
+        PRESETS[args.task],
+        reward=args.reward,
+        action_features=args.action_features,
+        episode=args.episode,
+        max_pip=args.max_pip,
+        hand_size=args.hand_size,
     )
     task = AllFivesTask.__members__[args.task].get_task(dataclasses.asdict(task_config))
     logs = folder / "benchmarl"

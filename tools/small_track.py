@@ -3,12 +3,14 @@
 On the tiny game (``pagat``, double-two, hands of 2, one hand a game: the game the exact solver
 and OpenSpiel's ``nash_conv`` both solve), every number here is exact, not a proxy:
 
-- **PPO** (``train.py``, tabula rasa: self-play against its own snapshots, no teacher) and
-  **NFSP** (OpenSpiel's, through ``python -m allfives_openspiel.train``) train for the same
-  budget of env steps (a decision of the policy being trained, in whichever seat), from each
-  seed, keeping ``--curve_points`` policies along the way; each point's exact NashConv is
-  measured (PPO's as it samples, the softmax over its legal actions, and as it plays in
-  ``allfives eval``, its most likely action; NFSP's average policy);
+- **PPO** (``train.py``, tabula rasa: self-play against its own snapshots, no teacher),
+  **MAPPO** (BenchMARL's, every seat one shared policy) and **NFSP** (OpenSpiel's, through
+  ``python -m allfives_openspiel.train``) train for the same budget of env steps (a decision
+  of the policy being trained, in whichever seat), from each seed, keeping ``--curve_points``
+  policies along the way; each point's exact NashConv is measured (PPO's as it samples, the
+  softmax over its legal actions, and as it plays in ``allfives eval``, its most likely
+  action; MAPPO's exported actor as it plays, its most likely action; NFSP's average
+  policy);
 - the benchmark's **approximate best response** (``train.py`` against the frozen agent, the
   large settings' budget: imitation of the heuristic, then PPO) is trained against fixed agents
   on the tiny game, and its exact gain against the agent is set beside the exact best
@@ -47,6 +49,12 @@ def tiny_rules() -> Any:
     return Rules.preset("pagat", 2, max_pip=2, hand_size=2)
 
 
+def source() -> dict[str, Any]:
+    from agents.benchmark.provenance import source as of_checkout
+
+    return of_checkout()
+
+
 def run(cmd: list[str], log: Path) -> float:
     """Run ``cmd`` from the repository root, its output to ``log``; its wall seconds.
 
@@ -77,6 +85,15 @@ def ppo_command(folder: Path, seed: int, steps: int, points: int) -> list[str]:
         "--snapshot_every", str(max(1, steps // 20)), "--eval_every", str(steps),
         "--eval_matches", "20", "--final_eval_matches", "0",
         "--curve_points", str(points), "--no-progress",
+    ]  # fmt: skip
+
+
+def mappo_command(folder: Path, seed: int, steps: int, points: int) -> list[str]:
+    return [
+        sys.executable, "-m", "allfives_benchmarl.train", "--algorithm", "mappo",
+        "--task", "PAGAT_2P", *GAME, "--episode", "hand", "--reward", "points",
+        "--frames", str(steps), "--frames_per_batch", "6400", "--seed", str(seed),
+        "--out", str(folder / "train"), "--curve_points", str(points),
     ]  # fmt: skip
 
 
@@ -149,7 +166,12 @@ class Measure:
 
 def trainer_runs(args: argparse.Namespace, m: Measure) -> list[dict[str, Any]]:
     rows = []
-    for name, make in (("train.py PPO", ppo_command), ("OpenSpiel NFSP", nfsp_command)):
+    trainers = (
+        ("train.py PPO", ppo_command),
+        ("BenchMARL MAPPO", mappo_command),
+        ("OpenSpiel NFSP", nfsp_command),
+    )
+    for name, make in trainers:
         for seed in args.seeds:
             folder = args.out / name.split()[-1].lower() / f"seed{seed}"
             done = folder / "result.json"
@@ -163,14 +185,14 @@ def trainer_runs(args: argparse.Namespace, m: Measure) -> list[dict[str, Any]]:
             curve = []
             for steps, spec in curve_agents(folder / "train"):
                 point: dict[str, Any] = {"env_steps": steps}
-                if name.endswith("PPO"):
+                if name == "train.py PPO":
                     point["nash_conv"] = m.nash_conv(spec, sample=True)
                     point["nash_conv_most_likely"] = m.nash_conv(spec)
                 else:
                     point["nash_conv"] = m.nash_conv(spec)
                 curve.append(point)
             row = {"algorithm": name, "seed": seed, "command": cmd, "seconds": round(seconds, 1),
-                   "curve": curve}  # fmt: skip
+                   "commit": source().get("commit"), "curve": curve}  # fmt: skip
             done.write_text(json.dumps(row, indent=1))
             rows.append(row)
     return rows
@@ -200,6 +222,7 @@ def br_runs(args: argparse.Namespace, m: Measure) -> list[dict[str, Any]]:
                 "seed": seed,
                 "command": cmd,
                 "seconds": round(seconds, 1),
+                "commit": source().get("commit"),
                 "exact_best_response": exact,
                 "ppo_best_response": m.against(responder, agent),
             }
@@ -288,7 +311,7 @@ def main() -> None:
     m = Measure()
     rows = trainer_runs(args, m)
     brs = br_runs(args, m)
-    from agents.benchmark.provenance import machine, source, versions
+    from agents.benchmark.provenance import machine, versions
 
     text = report(rows, brs, m, args.out)
     about = {"machine": machine(), "source": source(), "versions": versions()}

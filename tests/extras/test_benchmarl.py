@@ -65,6 +65,28 @@ def test_every_tasks_env_specs_hold(task: str) -> None:
         assert list(env.group_map) == [GROUP]
 
 
+def test_a_small_set_trains_and_its_policy_is_measured_exactly(tmp_path: Path) -> None:
+    """A task on the double-two set: arrays that shrink with the set, MAPPO trains there, and
+    its exported actor plays that set alone and is read by the exact solver."""
+    from agents.exact.policy import policy_of_agent
+    from agents.exact.solver import Solver
+    from agents.exact.tree import build_tree
+
+    tiny = Rules.preset("pagat", 2, max_pip=2, hand_size=2)
+    config = {"max_pip": 2, "hand_size": 2, "episode": "hand", "reward": "points"}
+    env = AllFivesTask.PAGAT_2P.get_task(config).get_env_fun(4, False, 0, "cpu")()
+    check_env_specs(env)
+    assert env.rules == tiny and env.num_env_actions == 6 * tiny.num_slots + 3
+    out = tmp_path / "tiny"
+    main([*SMOKE, "--max_pip", "2", "--hand_size", "2", "--episode", "hand", "--out", str(out)])
+    agent = make_agent(f"benchmarl:{out}")
+    agent.check_rules(tiny)
+    with pytest.raises(CheckpointError):
+        agent.check_rules(Rules.preset("pagat", 2))
+    solver = Solver(build_tree(tiny))
+    assert 0 < solver.nash_conv(policy_of_agent(solver.tree, agent)) < 10
+
+
 def test_a_team_is_rewarded_with_its_sides_reward() -> None:
     """In partnerships each seat's reward is its team's: the two members of a group always get
     the same reward, the two groups opposite ones (what a mixer sums)."""
@@ -251,6 +273,7 @@ def test_bad_input_is_one_line_and_status_2(
         ["--algorithm", "qmix"],  # the group's summed reward is zero here
         ["--algorithm", "vdn", "--task", "DOMINOES_CC_4P"],  # each for himself
         ["--task", "PAGAT_5P"],
+        ["--max_pip", "2"],  # the preset's 9 tiles a hand do not fit the double-two set
         ["--envs", "3", "--frames_per_batch", "512"],
         ["--out", str(trained["mappo"])],  # already holds a policy
     ):
