@@ -9,7 +9,6 @@ import itertools
 import json
 import random
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -294,10 +293,26 @@ def test_the_estimate_is_near_the_size() -> None:
 
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    code = "import sys; sys.argv[0] = 'allfives'; from allfives_cli import entry; entry()"
-    return subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=cwd, check=False
-    )
+    """``allfives ARGS`` run in this process from ``cwd`` (argparse's errors exit with status
+    2 as the console script does), its output captured."""
+    import contextlib
+    import io
+    import os
+
+    from allfives_cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as e:
+                code = e.code if isinstance(e.code, int) else 1
+    finally:
+        os.chdir(here)
+    return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
 
 
 def test_the_command_line(tmp_path: Path) -> None:

@@ -86,11 +86,11 @@ def test_openspiel_policies_read_into_the_tree(solver: Solver) -> None:
     game = reader.game
     assert np.allclose(reader.read(os_policy.UniformRandomPolicy(game)), uniform(solver.tree))
     plus = cfr.CFRPlusSolver(game)
-    for _ in range(3):
+    for _ in range(2):
         plus.evaluate_and_update_policy()
     np.random.seed(0)
     sampled = outcome_sampling_mccfr.OutcomeSamplingSolver(game)
-    for _ in range(200):
+    for _ in range(100):
         sampled.iteration()
     for algo in (plus, sampled):
         average = algo.average_policy()

@@ -173,6 +173,9 @@ NOT_RUN: dict[str, str] = {
     "mypy allfives_env agents allfives_cli allfives_rllib allfives_web allfives_openspiel "
     "allfives_benchmarl train.py train_rllib.py tools": "CI runs it after the tests (.ci/run)",
     "bash .ci/run": "CI itself",
+    "python train_rllib.py --config configs/rllib_batched_smoke.yaml": "the run that "
+    "`python train_rllib.py` makes at this size (SHORTER), already run on the page; "
+    "tests/extras/test_rllib_table.py trains this config",
     "allfives benchmark RUN/train/curve/000001998848.zip --provenance RUN/result.json": "a "
     "placeholder RUN: tests/agents/test_benchmark.py benchmarks a checkpoint with --provenance",
     "export RAY_AUTH_MODE=token RAY_AUTH_TOKEN=…": "a cluster of machines: "

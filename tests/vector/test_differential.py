@@ -136,7 +136,7 @@ def small_rules(k: int) -> tuple[Rules, str]:
 def test_vector_steps_like_raw_env_on_small_sets(k: int) -> None:
     rules, features = small_rules(k)
     overrides: dict[str, Any] = {"action_features": features}
-    steps_like_raw_env(rules, 11 * k + 3, 300, k % 2 == 0, overrides)
+    steps_like_raw_env(rules, 11 * k + 3, 200, k % 2 == 0, overrides)
 
 
 def test_small_set_arrays_shrink_with_the_set() -> None:
