@@ -206,7 +206,7 @@ def br_runs(args: argparse.Namespace, m: Measure) -> list[dict[str, Any]]:
     for opponent in args.opponents:
         agent = policy_of_agent(m.tree, agent_for(opponent, m.tree.rules))
         exact = [float(m.solver.best_response(agent, p)[0]) for p in (0, 1)]
-        for seed in args.seeds:
+        for seed in args.br_seeds or args.seeds:
             folder = args.out / "best_response" / opponent.replace(":", "_") / f"seed{seed}"
             done = folder / "result.json"
             if done.exists():
@@ -301,6 +301,9 @@ def main() -> None:
     p.add_argument("--out", type=Path, required=True, help="the folder of the runs")
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     p.add_argument("--env_steps", type=int, default=300_000, help="each learner's budget")
+    p.add_argument(
+        "--br_seeds", type=int, nargs="+", help="the best responses' seeds (default: --seeds)"
+    )
     p.add_argument("--curve_points", type=int, default=10)
     p.add_argument(
         "--opponents", nargs="+", default=["heuristic", "greedy", "random"],
