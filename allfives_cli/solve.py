@@ -125,10 +125,9 @@ def run_solve_command(args: argparse.Namespace, out: Callable[[str], None] = pri
             check_outputs([(args.out, "--out"), (args.curve, "--curve")])
     agents = []
     if args.command == "exploitability":
+        from agents.learned import LearnedAgent
         from agents.registry import agent_for
         from allfives_cli.options import agent_specs
-
-        from agents.learned import LearnedAgent
 
         agents = [(spec, agent_for(spec, rules)) for spec in agent_specs("AGENT", args.agents)]
         for _, agent in agents:
