@@ -7,7 +7,9 @@ Routes (every error is JSON ``{"error": "..."}`` with a 4xx status, and changes 
 ``GET /api/options``
     The agents on offer, the presets with their player counts, and the server's limits.
 ``POST /api/games``
-    A new match: ``{"preset", "players", "partnerships", "seats", "seed", "pace"}``; ``seats``
+    A new match: ``{"preset", "players", "partnerships", "max_pip", "hand_size", "target",
+    "seats", "seed", "pace"}`` (``max_pip``: the double-N set, 6 by default; ``hand_size`` and
+    ``target``: the preset's unless given, and a smaller set needs smaller hands); ``seats``
     names each seat's agent from the catalogue, or ``"human"`` (at most one: the person at the
     page; none: the agents play and the page watches). ``pace`` is ``"auto"`` (the agents move
     by themselves, up to the person's turn) or ``"step"`` (one agent action per ``step``).
@@ -108,6 +110,9 @@ class NewGame(BaseModel):
     preset: str = "pagat"
     players: int = 2
     partnerships: bool | None = None
+    max_pip: int = 6
+    hand_size: int | None = None
+    target: int | None = None
     seats: list[str] = Field(min_length=2, max_length=4)
     seed: int | None = Field(default=None, ge=0, lt=SEED_LIMIT)  # the one seed rule
     pace: Pace = "auto"
@@ -293,7 +298,13 @@ def _client(request: Request) -> str:
 
 
 def _rules(body: NewGame) -> Rules:
-    extra = {} if body.partnerships is None else {"partnerships": body.partnerships}
+    extra: dict[str, Any] = {} if body.partnerships is None else {"partnerships": body.partnerships}
+    if body.max_pip != 6:
+        extra["max_pip"] = body.max_pip
+    if body.hand_size is not None:
+        extra["hand_size"] = body.hand_size
+    if body.target is not None:
+        extra["target"] = body.target
     try:
         return Rules.preset(body.preset, body.players, **extra)
     except AllFivesError as e:

@@ -114,12 +114,15 @@ def result_json(result: HandResult, hand: int) -> dict[str, Any]:
 
 
 def rules_json(rules: Rules) -> dict[str, Any]:
-    """The rules the page shows: preset, players, sides and the target."""
+    """The rules the page shows: preset, players, sides, the set, the hand size and the
+    target."""
     return {
         "preset": rules.name,
         "players": rules.num_players,
         "partnerships": rules.partnerships,
         "sides": [list(rules.seats_of(i)) for i in range(rules.num_sides)],
+        "max_pip": rules.max_pip,
+        "hand_size": rules.hand_size,
         "target": rules.target,
         "exact_target": rules.exact_target,
         "describe": rules.describe(),

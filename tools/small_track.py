@@ -231,6 +231,19 @@ def br_runs(args: argparse.Namespace, m: Measure) -> list[dict[str, Any]]:
     return rows
 
 
+def fixed_rows(m: Measure) -> list[tuple[str, float]]:
+    """The solver's CFR+ at a few iteration counts and the fixed agents, exactly."""
+    rows = []
+    for iterations in (10, 100, 1000):
+        policy, _ = m.solver.cfr_plus(iterations)
+        rows.append(
+            (f"CFR+ (the solver), {iterations:,} iterations", float(m.solver.nash_conv(policy)))
+        )
+    for spec in ("heuristic", "greedy", "random"):
+        rows.append((f"`{spec}`", m.nash_conv(spec)))
+    return rows
+
+
 def report(rows: list[dict[str, Any]], brs: list[dict[str, Any]], m: Measure, out: Path) -> str:
     lines = [
         f"Exact NashConv on the tiny game (range {m.range:g}); mean [min, max] over "
@@ -251,6 +264,15 @@ def report(rows: list[dict[str, Any]], brs: list[dict[str, Any]], m: Measure, ou
                 f"| {name} | {s:,} | {np.mean(vals):.3f} [{min(vals):.3f}, {max(vals):.3f}] | "
                 f"{np.mean(vals) / m.range:.1%} | {most} |"
             )
+    lines += [
+        "",
+        "Beside them, on the same tree: the solver's CFR+ and the fixed agents.",
+        "",
+        "| policy | NashConv | of the range |",
+        "|---|---:|---:|",
+    ]
+    for label, value in fixed_rows(m):
+        lines.append(f"| {label} | {value:.4f} | {value / m.range:.2%} |")
     lines += [
         "",
         "The benchmark's approximate best response, measured exactly: its gain against the "

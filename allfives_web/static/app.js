@@ -471,6 +471,10 @@ async function start(event) {
   }
   const body = { preset: $("preset").value, players: n, seats, pace: "step" };
   if (n === 4) body.partnerships = $("partnerships").checked;
+  const maxPip = Number($("max_pip").value);
+  if (maxPip !== 6) body.max_pip = maxPip;
+  if ($("hand_size").value !== "") body.hand_size = Number($("hand_size").value);
+  if ($("target").value !== "") body.target = Number($("target").value);
   if ($("seed").value !== "") body.seed = Number($("seed").value);
   try {
     begin(await api("POST", "/api/games", body));

@@ -585,3 +585,32 @@ def test_the_largest_seed_every_front_end_takes_starts_a_match(client: TestClien
     body = {"seats": ["human", "greedy"], "seed": 2**64 - 1}
     r = client.post("/api/games", json=body)
     assert r.status_code == 201 and r.json()["seed"] == 2**64 - 1, r.text
+
+
+def test_a_small_set_is_played_against_its_solved_policy(tmp_path: Path) -> None:
+    """A match on the double-two set against ``exact:FILE`` (the exact solver's policy, offered
+    by the server): it plays out, its record names the set and replays; a set the hands do not
+    fit is a one-line 422."""
+    from agents.exact.policy import policy_bytes
+    from agents.exact.solver import Solver
+    from agents.exact.tree import build_tree
+
+    tiny = Rules.preset("pagat", 2, max_pip=2, hand_size=2, target=20)
+    solver = Solver(build_tree(tiny))
+    policy, _ = solver.cfr_plus(20)
+    (tmp_path / "tiny.npz").write_bytes(policy_bytes(solver.tree, policy, {}))
+    client = local(Settings(agents=(f"solved=exact:{tmp_path / 'tiny.npz'}",)))
+    state = new_game(client, ["human", "solved"], seed=3, max_pip=2, hand_size=2, target=20)
+    assert state["rules"]["max_pip"] == 2 and state["rules"]["target"] == 20
+    assert len(state["seats"][0]["tiles"]) == 2 and state["seats"][1]["tiles"] is None
+    state = play_out(client, state, random.Random(3))
+    record = client.get(f"/api/games/{state['id']}/record").json()
+    assert record["rules"]["max_pip"] == 2
+    assert list(replay(record).scores) == state["scores"]
+    for body, message in (
+        ({"max_pip": 2}, "hand_size"),  # the preset's 9 tiles a hand do not fit
+        ({"max_pip": 9, "hand_size": 2}, "max_pip"),
+    ):
+        r = client.post("/api/games", json={"seats": ["human", "greedy"], **body})
+        assert r.status_code == 422 and message in r.json()["error"], r.text
+        assert "\n" not in r.json()["error"]
