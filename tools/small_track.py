@@ -92,7 +92,8 @@ def mappo_command(folder: Path, seed: int, steps: int, points: int) -> list[str]
     return [
         sys.executable, "-m", "allfives_benchmarl.train", "--algorithm", "mappo",
         "--task", "PAGAT_2P", *GAME, "--episode", "hand", "--reward", "points",
-        "--frames", str(steps), "--frames_per_batch", "6400", "--seed", str(seed),
+        "--frames", str(steps), "--frames_per_batch", str(max(64, min(6400, steps // 64 * 64))),
+        "--minibatch_size", str(max(64, min(800, steps // 64 * 64))), "--seed", str(seed),
         "--out", str(folder / "train"), "--curve_points", str(points),
     ]  # fmt: skip
 
@@ -272,7 +273,7 @@ def report(rows: list[dict[str, Any]], brs: list[dict[str, Any]], m: Measure, ou
         "|---|---:|---:|",
     ]
     for label, value in fixed_rows(m):
-        lines.append(f"| {label} | {value:.4f} | {value / m.range:.2%} |")
+        lines.append(f"| {label} | {value:.4g} | {value / m.range:.3%} |")
     lines += [
         "",
         "The benchmark's approximate best response, measured exactly: its gain against the "
@@ -328,8 +329,9 @@ def main() -> None:
     )
     p.add_argument("--curve_points", type=int, default=10)
     p.add_argument(
-        "--opponents", nargs="+", default=["heuristic", "greedy", "random"],
-        help="agents whose best response is trained (the benchmark's budget)",
+        "--opponents", nargs="*", default=["heuristic", "greedy", "random"],
+        help="agents whose best response is trained (the benchmark's budget; none: no best "
+        "response)",
     )  # fmt: skip
     args = p.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)

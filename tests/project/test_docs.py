@@ -145,6 +145,10 @@ SHORTER: list[tuple[str, str]] = [
     ),
     (r"^allfives speed vector$", "allfives speed vector --seconds 0.2 --repeat 1 --games 64"),
     (r"^python -m build$", "python -m build --no-isolation"),  # no download of setuptools
+    (
+        r"^(python tools/small_track\.py .*)--seeds [\d ]+--env_steps \d+$",
+        r"\1--seeds 0 --env_steps 640 --curve_points 1 --opponents",
+    ),
     (r"^(python tools/teacher_scaling\.py) .*$", r"\1 --positions 8 --spec batchsearch:worlds=2"),
     (
         r"^(python -m allfives_openspiel\.train .*)--episodes \d+(.*)$",
