@@ -245,25 +245,47 @@ def fixed_rows(m: Measure) -> list[tuple[str, float]]:
     return rows
 
 
+READS: dict[str, tuple[tuple[str, str], ...]] = {
+    "train.py PPO": (
+        ("as it samples", "nash_conv"),
+        ("most likely action", "nash_conv_most_likely"),
+    ),
+    "BenchMARL MAPPO": (("most likely action", "nash_conv"),),
+    "OpenSpiel NFSP": (("average policy", "nash_conv"),),
+}
+"""How each algorithm's policy is read: (what the curve shows, its key in a curve point)."""
+
+
+def curves(rows: list[dict[str, Any]]) -> list[tuple[str, list[float], list[list[float]]]]:
+    """Per algorithm and reading: the k-th curve point's env steps (the mean over seeds) and
+    each seed's NashConv there (the seeds' points are matched by index: their budgets are
+    equal, the step a point lands on differs a little)."""
+    out = []
+    for name, reads in READS.items():
+        runs = [r for r in rows if r["algorithm"] == name]
+        if not runs:
+            continue
+        k = min(len(r["curve"]) for r in runs)
+        steps = [float(np.mean([r["curve"][i]["env_steps"] for r in runs])) for i in range(k)]
+        for label, key in reads:
+            vals = [[float(r["curve"][i][key]) for r in runs] for i in range(k)]
+            out.append((f"{name}, {label}", steps, vals))
+    return out
+
+
 def report(rows: list[dict[str, Any]], brs: list[dict[str, Any]], m: Measure, out: Path) -> str:
     lines = [
         f"Exact NashConv on the tiny game (range {m.range:g}); mean [min, max] over "
         f"{len({r['seed'] for r in rows})} seeds at each curve point.",
         "",
-        "| algorithm | env steps | NashConv | of the range | most likely action |",
-        "|---|---:|---:|---:|---:|",
+        "| algorithm, policy read | env steps | NashConv | of the range |",
+        "|---|---:|---:|---:|",
     ]
-    for name in sorted({r["algorithm"] for r in rows}):
-        runs = [r for r in rows if r["algorithm"] == name]
-        steps = sorted({p["env_steps"] for r in runs for p in r["curve"]})
-        for s in steps:
-            vals = [p["nash_conv"] for r in runs for p in r["curve"] if p["env_steps"] == s]
-            ml = [p.get("nash_conv_most_likely") for r in runs for p in r["curve"]
-                  if p["env_steps"] == s]  # fmt: skip
-            most = f"{np.mean(ml):.3f}" if all(v is not None for v in ml) else ""
+    for label, steps, vals in curves(rows):
+        for s, v in zip(steps, vals, strict=True):
             lines.append(
-                f"| {name} | {s:,} | {np.mean(vals):.3f} [{min(vals):.3f}, {max(vals):.3f}] | "
-                f"{np.mean(vals) / m.range:.1%} | {most} |"
+                f"| {label} | {s:,.0f} | {np.mean(v):.3f} [{min(v):.3f}, {max(v):.3f}] | "
+                f"{np.mean(v) / m.range:.1%} |"
             )
     lines += [
         "",
@@ -301,14 +323,9 @@ def _plot(rows: list[dict[str, Any]], path: Path, span: float) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 3.6))
-    for name in sorted({r["algorithm"] for r in rows}):
-        runs = [r for r in rows if r["algorithm"] == name]
-        steps = sorted({p["env_steps"] for r in runs for p in r["curve"]})
-        vals = [[p["nash_conv"] for r in runs for p in r["curve"] if p["env_steps"] == s]
-                for s in steps]  # fmt: skip
-        mean = [float(np.mean(v)) for v in vals]
-        ax.plot(steps, mean, marker="o", label=name)
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for label, steps, vals in curves(rows):
+        ax.plot(steps, [float(np.mean(v)) for v in vals], marker="o", label=label)
         ax.fill_between(steps, [min(v) for v in vals], [max(v) for v in vals], alpha=0.2)
     ax.set_xlabel("env steps")
     ax.set_ylabel(f"exact NashConv (range {span:g})")
