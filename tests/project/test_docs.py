@@ -128,6 +128,10 @@ SHORTER: list[tuple[str, str]] = [
     # regex → replacement, applied in turn to every command: the same command at a test's size
     (r"^python train\.py$", "python train.py --config configs/smoke.yaml --name default"),
     (
+        r"^python train\.py (--max_pip .*)--total_timesteps \d+(.*)$",
+        r"python train.py --config configs/smoke.yaml \1--total_timesteps 1024\2",
+    ),
+    (
         r"^python train_rllib\.py$",
         "python train_rllib.py --config configs/rllib_batched_smoke.yaml --name default",
     ),
