@@ -7,6 +7,7 @@ start, its baseline pool, its batched-engine table) is refused by name, as is an
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -91,11 +92,18 @@ class RLlibConfig(Settings):
     into ``curve/`` of the run folder (:mod:`allfives_rllib.curve`)."""
 
     def env_config(self) -> dict[str, Any]:
-        """The env config dict of :class:`allfives_rllib.env.AllFivesMultiAgentEnv`."""
+        """The env config dict of :class:`allfives_rllib.env.AllFivesMultiAgentEnv`: the preset
+        by name, or, on a smaller set, a hand size or a target of its own, the whole rules."""
+        if (self.max_pip, self.hand_size, self.target) == (6, 0, 0):
+            game: dict[str, Any] = {
+                "preset": self.preset,
+                "num_players": self.num_players,
+                "partnerships": self.partnerships,
+            }
+        else:
+            game = {"rules": dataclasses.asdict(self.rules())}
         return {
-            "preset": self.preset,
-            "num_players": self.num_players,
-            "partnerships": self.partnerships,
+            **game,
             "episode": self.episode,
             "reward": self.reward,
             "forced_actions": self.forced_actions,
@@ -125,15 +133,6 @@ class RLlibConfig(Settings):
             unit=("snapshot_win_rate", "baseline_prob"),
         )  # fmt: skip
         checks.append((self.engine in ENGINES, "engine", f"one of {', '.join(ENGINES)}"))
-        for key, default in (("max_pip", 6), ("hand_size", 0), ("target", 0)):
-            checks.append(
-                (
-                    getattr(self, key) == default,
-                    key,
-                    f"{default} with RLlib (its environments play the presets' own rules; "
-                    "train.py trains on smaller sets)",
-                )
-            )
         checks.append((self.num_steps >= 1, "num_steps", "at least 1"))
         checks.append((self.context_dim >= 1, "context_dim", "at least 1"))
         checks.append((self.imitation_epochs >= 1, "imitation_epochs", "at least 1"))

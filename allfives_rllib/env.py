@@ -29,11 +29,13 @@ import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
+from allfives_env.core.rules import Rules
 from allfives_env.envs.aec import raw_env
 from allfives_env.envs.settings import EnvConfigError
 
 ENV_KEYS = (
     "preset",
+    "rules",
     "num_players",
     "partnerships",
     "episode",
@@ -46,10 +48,25 @@ ENV_KEYS = (
 """The keys of the env config dict (each optional; the AEC environment's defaults)."""
 
 
+def rules_from_fields(fields: Any) -> Rules:
+    """The :class:`Rules` of an env config's ``rules``: a dict of its fields.
+
+    Raises:
+        EnvConfigError: for anything else, or fields the rules refuse.
+    """
+    if not isinstance(fields, dict):
+        raise EnvConfigError(f"env config 'rules' must be a dict of Rules fields, not {fields!r}")
+    try:
+        return Rules(**fields)
+    except TypeError as e:
+        raise EnvConfigError(f"env config 'rules': {e}") from None
+
+
 class AllFivesMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
     """The AEC environment as an RLlib ``MultiAgentEnv`` (see the module docstring).
 
-    ``config`` holds any of :data:`ENV_KEYS`; ``preset`` is the AEC env's ``rules``.
+    ``config`` holds any of :data:`ENV_KEYS`; ``preset`` is the AEC env's ``rules`` by name,
+    ``rules`` the fields of a :class:`~allfives_env.core.rules.Rules` (a smaller set, say).
 
     Raises:
         EnvConfigError: for an unknown key or a bad value (a ``RulesError``).
@@ -68,6 +85,8 @@ class AllFivesMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
                 f"(known: {', '.join(ENV_KEYS)})"
             )
         self.critic_state = bool(config.pop("critic_state", False))
+        if "rules" in config:
+            config["rules"] = rules_from_fields(config["rules"])
         if "preset" in config:
             config["rules"] = config.pop("preset")
         self.raw = raw_env(**config)

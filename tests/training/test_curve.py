@@ -130,8 +130,25 @@ def test_train_py_trains_on_a_small_set_and_its_curve_is_measured_exactly(
         agent = load_learned(str(run / p["agent"]), sample=True)
         agent.check_rules(rules)
         assert 0 < solver.nash_conv(policy_of_agent(solver.tree, agent)) < 10
-    # RLlib's environments take a preset's rules: a smaller set is refused there in one line
-    rllib = [sys.executable, str(ROOT / "train_rllib.py"), "--config", "configs/rllib_smoke.yaml"]
-    out = run_trainer(rllib, tmp_path, "--max_pip", "2", "--hand_size", "2", timeout=120)
-    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
-    assert "'max_pip' must be 6 with RLlib" in out.stderr
+
+
+@pytest.mark.parametrize("engine", ["batched", "aec"])
+def test_rllib_trains_on_a_small_set_and_is_measured_exactly(tmp_path: Path, engine: str) -> None:
+    """On either engine (the table's rules, or the AEC env's, travel whole in the env config)."""
+    pytest.importorskip("ray")
+    from agents.exact.policy import policy_of_agent
+    from agents.exact.solver import Solver
+    from agents.exact.tree import build_tree
+    from agents.registry import make_agent
+    from allfives_env import Rules
+
+    config = f"configs/{'rllib_batched_smoke' if engine == 'batched' else 'rllib_smoke'}.yaml"
+    rllib = [sys.executable, str(ROOT / "train_rllib.py"), "--config", config]
+    tiny = ["--max_pip", "2", "--hand_size", "2", "--episode", "hand", "--name", "tiny"]
+    out = run_trainer(rllib, tmp_path, *tiny, "--total_timesteps", "512", timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    agent = make_agent(f"rllib:{tmp_path / 'rllib' / 'tiny'}")
+    rules = Rules.preset("pagat", 2, max_pip=2, hand_size=2)
+    agent.check_rules(rules)
+    solver = Solver(build_tree(rules))
+    assert 0 <= solver.nash_conv(policy_of_agent(solver.tree, agent)) < 10
