@@ -118,6 +118,11 @@ class Args:
     """After training, evaluate the policy in this many duplicate-deal matches (0: none)."""
     eval_opponent: str = "heuristic"
     """The opponent agent spec of that evaluation."""
+    device: str = "auto"
+    """Where BenchMARL trains (its train_device and buffer_device): auto (a GPU when torch
+    sees one, else the CPU), cpu, cuda or cuda:N. It samples on the CPU, where the engine runs."""
+    engine_threads: int = 0
+    """Threads of the batched engine (0: numba's own count, every core)."""
 
     def folder(self) -> Path:
         """The policy folder, --out or its default."""
@@ -155,6 +160,10 @@ class Args:
         if self.seed < 0 or self.eval_matches < 0:
             raise ConfigError("--seed and --eval_matches must be non-negative")
         check_points(self.curve_points)
+        from agents.training.device import check_engine_threads, resolve_device
+
+        resolve_device(self.device, "--device")
+        check_engine_threads(self.engine_threads, "--engine_threads")
         from allfives_benchmarl.task import PRESETS, check_algorithm
         from allfives_env.envs.settings import EnvConfigError
 
@@ -221,7 +230,10 @@ def experiment_config(args: Args, logs: Path) -> Any:
     from benchmarl.experiment import ExperimentConfig
 
     c = ExperimentConfig.get_from_yaml()
-    c.sampling_device = c.train_device = c.buffer_device = "cpu"
+    from agents.training.device import resolve_device
+
+    c.sampling_device = "cpu"  # where the engine steps
+    c.train_device = c.buffer_device = str(resolve_device(args.device, "--device"))
     c.share_policy_params = args.share_params
     c.gamma = args.gamma
     c.lr = args.lr
@@ -331,6 +343,10 @@ def train(args: Args, folder: Path) -> dict[str, Any]:
     logs.mkdir(parents=True, exist_ok=True)
     model = MlpConfig(num_cells=list(args.hidden), layer_class=nn.Linear, activation_class=nn.Tanh)
     curve = Curve(folder, "benchmarl", args.curve_points, args.frames)
+    if args.engine_threads:
+        from allfives_env.vector import set_num_threads
+
+        set_num_threads(args.engine_threads)
     experiment = Experiment(
         task=task,
         algorithm_config=algorithm_config(args),

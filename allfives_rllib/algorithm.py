@@ -40,6 +40,26 @@ def start_ray(cfg: RLlibConfig, address: str | None) -> None:
         logging.getLogger(name).setLevel(logging.ERROR)
 
 
+def learner_resources(cfg: RLlibConfig) -> dict[str, Any]:
+    """RLlib's ``learners()`` settings for ``cfg.device``: a CPU each, or a GPU each
+    (``num_gpus_per_learner``; with no remote learners, ``cuda:N`` is the driver's
+    ``local_gpu_idx``).
+
+    Raises:
+        ConfigError: for a GPU torch does not see (:func:`agents.training.device.resolve_device`).
+    """
+    from agents.training.device import resolve_device
+
+    device = resolve_device(cfg.device)
+    if device.type != "cuda":
+        return {"num_learners": cfg.num_learners, "num_cpus_per_learner": 1}
+    return {
+        "num_learners": cfg.num_learners,
+        "num_gpus_per_learner": 1,
+        "local_gpu_idx": device.index or 0,
+    }
+
+
 def table_config(cfg: RLlibConfig) -> dict[str, Any]:
     """The env config of :class:`allfives_rllib.vector_env.TableVectorEnv` for ``cfg``."""
     import dataclasses
@@ -96,12 +116,12 @@ def batched_config(cfg: RLlibConfig) -> Any:
         .env_runners(
             num_env_runners=cfg.num_env_runners,
             num_envs_per_env_runner=cfg.num_envs_per_env_runner,
-            num_cpus_per_env_runner=1,
+            num_cpus_per_env_runner=max(1, cfg.engine_threads),  # the engine's threads
             gym_env_vectorize_mode="vector_entry_point",
             rollout_fragment_length=fragment_length(cfg),
             env_runner_cls=TableEnvRunner,
         )
-        .learners(num_learners=cfg.num_learners, num_cpus_per_learner=1)
+        .learners(**learner_resources(cfg))
         .rl_module(rl_module_spec=module)
         .training(**ppo_settings(cfg))
         .reporting(metrics_num_episodes_for_smoothing=200)
@@ -184,7 +204,7 @@ def build(cfg: RLlibConfig, league: dict[str, Any], address: str | None) -> Any:
             num_envs_per_env_runner=cfg.num_envs_per_env_runner,
             num_cpus_per_env_runner=1,
         )
-        .learners(num_learners=cfg.num_learners, num_cpus_per_learner=1)
+        .learners(**learner_resources(cfg))
         .multi_agent(
             policies={MODULE_ID, *snapshots},
             policy_mapping_fn=callback().mapping(),

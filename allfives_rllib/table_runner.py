@@ -63,9 +63,10 @@ class TableEnvRunner(SingleAgentEnvRunner):  # type: ignore[misc]
 
         from allfives_env.vector import set_num_threads
 
-        set_num_threads(1)  # the engine's, as train.py's: the network's threads share the cores
+        cpus = max(1, int(self.config.num_cpus_per_env_runner))  # engine_threads, or 1
+        set_num_threads(cpus)  # the engine's: it and the network take turns on the same cores
         if self.worker_index:  # a remote env runner: as many torch threads as its CPUs
-            th.set_num_threads(max(1, int(self.config.num_cpus_per_env_runner)))
+            th.set_num_threads(cpus)
         self._now: tuple[Any, Any] | None = None  # observations and masks where play stands
         self._returns: Any = None  # each game's return in its episode so far
         self._lengths: Any = None  # and its learner steps

@@ -4,7 +4,7 @@
         [--seed 1] [--address HOST:PORT] [--force]
     python tools/offline_fit.py fit DATA.npz... [--config configs/strong.yaml] [--loss values]
         [--epochs 12] [--fraction 1] [--ensemble 1] [--weight_decay 0] [--out CHECKPOINT.zip]
-        [--judge OTHER.npz...] [--force]
+        [--judge OTHER.npz...] [--device auto|cpu|cuda[:N]] [--force]
 
 ``collect`` plays ``--rollouts`` rollouts of the config's table (its ``num_envs`` games,
 ``num_steps`` learner steps each, its baselines in the other seats) with the config's
@@ -32,7 +32,8 @@ F`` trains on the first share F of the training games only (the held-out games u
 learning curve in positions. ``--ensemble K`` fits K networks (each from its own initial
 weights, in its own orders) and reports each alone and the first k together (the mean of
 their log-policies) on the held-out games; the last lines are the K together.
-``--weight_decay W`` trains with AdamW's decoupled weight decay W instead of Adam. The
+``--weight_decay W`` trains with AdamW's decoupled weight decay W instead of Adam. ``--device``
+fits on that device (default: the config's ``device``; the positions are copied there once). The
 targets' temperature is the config's ``imitation_temperature``. ``--out`` writes the (first)
 network as a checkpoint, for ``allfives eval`` or ``tools/action_regret.py``. An output file
 (``OUT.npz``, ``--out``) that exists is refused, before any work, unless ``--force``. The regrets
@@ -117,7 +118,8 @@ def fit(args: argparse.Namespace) -> None:
 
     cfg = load_yaml(args.config)
     minibatch = cfg.num_envs * cfg.num_steps // cfg.num_minibatches  # the warm start's
-    cfg = dataclasses.replace(cfg, num_envs=2, name="offline_fit")
+    device = cfg.device if args.device is None else args.device
+    cfg = dataclasses.replace(cfg, num_envs=2, name="offline_fit", device=device)
     seed_everything(cfg)
     th.set_num_threads(cfg.torch_threads)
     run = Run(cfg, Path("runs"))
@@ -157,7 +159,9 @@ def fit(args: argparse.Namespace) -> None:
 
     train_games = np.flatnonzero(~held)
     train_games = train_games[: max(1, round(args.fraction * len(train_games)))]
-    training, heldout = part(train_games), part(held)
+    on = learners[0].device
+    training = {k: v.to(on) for k, v in part(train_games).items()}  # one copy each
+    heldout = {k: v.to(on) for k, v in part(held).items()}
 
     def loss_of(net: Any, s: dict[str, Any], idx: Any) -> Any:
         legal, v = s["legal"][idx], s["values"][idx]
@@ -213,7 +217,7 @@ def fit(args: argparse.Namespace) -> None:
             )
         for epoch in range(args.epochs):
             learner.optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1 - epoch / args.epochs)
-            order = th.randperm(size)
+            order = th.randperm(size).to(on)  # drawn on the CPU, on any device
             for start in range(0, size, minibatch):
                 learner.descend(loss_of(net, training, order[start : start + minibatch]))
         nets.append(net)
@@ -226,7 +230,8 @@ def fit(args: argparse.Namespace) -> None:
     print(f"held out: {report(heldout, nets)}")
     for path, f in zip(args.judge, judged, strict=True):
         games = np.arange(f["obs"].shape[1]) % 5 == 0
-        print(f"held out of {path}: {report(part(games, {k: f[k] for k in keys}), nets)}")
+        judged_part = {k: v.to(on) for k, v in part(games, {k: f[k] for k in keys}).items()}
+        print(f"held out of {path}: {report(judged_part, nets)}")
     if args.out:
         try:
             write_checkpoint(args.out, run.spec(), nets[0].to_numpy())
@@ -261,6 +266,9 @@ def main() -> None:
     )
     f.add_argument("--out", type=Path, help="write the (first) network as a checkpoint (.zip)")
     f.add_argument("--weight_decay", type=float, default=0.0, help="AdamW's decoupled weight decay")
+    f.add_argument(
+        "--device", help="fit on this device: auto, cpu, cuda or cuda:N (default: the config's)"
+    )
     f.add_argument(
         "--ensemble",
         type=int,
@@ -319,6 +327,13 @@ def main() -> None:
         p.error(f"--weight_decay must be 0 or more, not {args.weight_decay}")
     if not 0 < args.fraction <= 1:
         p.error(f"--fraction must be above 0 and at most 1, not {args.fraction}")
+    if args.device is not None:
+        from agents.training.device import resolve_device
+
+        try:
+            resolve_device(args.device, "--device")
+        except ConfigError as e:
+            p.error(str(e))
     try:
         if args.out is not None:
             check_output(args.out, "--out", force=args.force, suffixes=(".zip",))

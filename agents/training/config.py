@@ -21,14 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
+from agents.training.errors import ConfigError as ConfigError  # (re-exported: its old home)
 from allfives_env.core.errors import RulesError
 from allfives_env.core.rules import Rules
 from allfives_env.envs.settings import EPISODES, FORCED, REWARDS, rules_of
-
-
-class ConfigError(ValueError):
-    """A config that cannot run: the trainer prints its one line and exits with status 2."""
-
 
 T = TypeVar("T")
 Check = tuple[bool, str, str]
@@ -113,6 +109,11 @@ class Settings:
     """Processes the evaluator may use."""
     torch_threads: int = 2
     """Threads torch may use."""
+    device: str = "auto"
+    """Where the learner runs: ``auto`` (a GPU when torch sees one, else the CPU), ``cpu``,
+    ``cuda`` or ``cuda:N``; the engine stays on the CPU."""
+    engine_threads: int = 0
+    """Threads of the batched engine; 0: auto, the cores left after torch's (at least 1)."""
     progress: bool = True
     """Show a progress bar."""
 
@@ -141,17 +142,21 @@ class Settings:
         unit: Iterable[str] = (),
         positive: Iterable[str] = (),
     ) -> list[Check]:
-        """The checks every trainer makes, after the types (:func:`check_types`, raising at
-        once) and the rules: the game's settings, the run's name, the seed (below
-        ``seed_limit``), a non-empty list of evaluation opponents, finite floats, the actor's
-        and critic's hidden sizes ≥ 1, and the ranges of the shared fields, then of the
-        trainer's own: ``at_least_1``, ``at_least_0``, ``unit`` (between 0 and 1) and
-        ``positive``.
+        """The checks every trainer makes, after the types, the device and the engine's threads
+        (:func:`check_types`, :mod:`agents.training.device`, raising at once) and the rules:
+        the game's settings, the run's name, the seed (below ``seed_limit``), a non-empty list
+        of evaluation opponents, finite floats, the actor's and critic's hidden sizes ≥ 1, and
+        the ranges of the shared fields, then of the trainer's own: ``at_least_1``,
+        ``at_least_0``, ``unit`` (between 0 and 1) and ``positive``.
 
         Raises:
             ConfigError: for a field of the wrong type, or rules that cannot be made.
         """
+        from agents.training.device import check_engine_threads, resolve_device
+
         check_types(self)
+        resolve_device(self.device)  # a GPU torch does not see: refused before anything runs
+        check_engine_threads(self.engine_threads)
         at_least_1 = (
             "update_epochs", "pool_size", "snapshot_every", "eval_every", "eval_matches",
             "eval_processes", "torch_threads", *at_least_1,

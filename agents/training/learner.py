@@ -1,10 +1,18 @@
 """The learner: the network and its optimizer at the table; a rollout's collection, GAE, PPO's
 clipped update, and the warm start's imitation (of a teacher's choices or of its values) with
 its refit over every position it met.
+
+The devices: the network being trained, its optimizer, GAE and the update run on the config's
+``device`` (:mod:`agents.training.device`); the batched engine, the teacher and the baselines run
+on the CPU. On a GPU the rollout is played by a copy of the actor on the CPU (synchronised after
+each update), filled into CPU buffers and moved to the GPU in one copy per rollout; nothing
+crosses between devices per step. Every random draw (sampling, the teacher's coin, the
+minibatches' order) comes from torch's CPU generator, on any device.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import os
 import time
@@ -37,6 +45,15 @@ class Rollout:
     searched: Any
     """The teacher's value of each position over the target (NaN where it has one legal
     action); empty unless the critic learns it (``value_head``)."""
+
+    def to(self, device: Any) -> Rollout:
+        """This rollout on ``device`` (itself where it is there already; else one copy of each
+        tensor, asynchronous from pinned memory)."""
+        return Rollout(**{k: v.to(device, non_blocking=True) for k, v in vars(self).items()})
+
+    def pin(self) -> Rollout:
+        """This rollout in page-locked memory (for fast copies to a GPU)."""
+        return Rollout(**{k: v.pin_memory() for k, v in vars(self).items()})
 
 
 def new_rollout(cfg: Config, obs_size: int, privileged: int, num_actions: int) -> Rollout:
@@ -77,7 +94,7 @@ class Replayed:
 
     def to_numpy(self) -> dict[str, Any]:
         """Its arrays, to save in a resume point (``targets`` left out when ``None``)."""
-        return {k: v.numpy() for k, v in vars(self).items() if v is not None}
+        return {k: v.cpu().numpy() for k, v in vars(self).items() if v is not None}
 
 
 class Learner:
@@ -87,6 +104,7 @@ class Learner:
         import torch as th
 
         from agents.numpy_networks import ScorerLayout
+        from agents.training.device import resolve_device
         from agents.training.torch_networks import ScorerNet
         from allfives_env.vector.single_agent import learner_state_size
 
@@ -97,16 +115,26 @@ class Learner:
         layout = ScorerLayout.of(batch.encoding, cfg.tile_features)
         enc = batch.encoding
         privileged = learner_state_size(enc) if cfg.critic_state else 0
-        self.net = ScorerNet(
+        self.device = resolve_device(cfg.device)
+        net = ScorerNet(
             layout,
             cfg.actor_arch,
             cfg.critic_arch,
             cfg.context_dim,
             privileged,
             tuple(cfg.feature_arch),
-        )
+        )  # initialised on the CPU: the same weights on any device
+        self.actor = net
+        """The network that plays the rollouts, on the CPU: :attr:`net` itself on the CPU, else
+        its copy (:meth:`sync_actor`)."""
+        self.net = net if self.device.type == "cpu" else copy.deepcopy(net).to(self.device)
+        """The network being trained, on :attr:`device`."""
         self.optimizer = th.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.rollout = new_rollout(cfg, enc.obs_size, privileged, enc.num_actions)
+        if self.device.type == "cuda":
+            self.rollout = self.rollout.pin()
+        self.on_device = self.rollout
+        """The last rollout on :attr:`device` (with the critic's values), as the update reads it."""
         self.teacher: Any = None
         self.teacher_rng: Any = None
 
@@ -118,6 +146,11 @@ class Learner:
 
         pool = Pool(cfg, run.spec())
         return cls(cfg, run, pool, make_table(cfg, pool))
+
+    def sync_actor(self) -> None:
+        """Copy the trained weights into the CPU actor (one copy; nothing on the CPU)."""
+        if self.actor is not self.net:
+            self.actor.load_state_dict(self.net.state_dict())
 
     def attach_teacher(self, address: str | None = None) -> None:
         """The warm start's teacher, as the config names it: a
@@ -179,7 +212,7 @@ class Learner:
         finished = won = 0
         for t in range(cfg.num_steps):
             t0 = time.perf_counter()
-            _, logp, action = sample_policy(self.net, obs, masks)
+            _, logp, action = sample_policy(self.actor, obs, masks)
             labels = action
             if imitation:
                 games = np.arange(cfg.num_envs)
@@ -210,40 +243,45 @@ class Learner:
             obs, masks = th.from_numpy(r.obs), th.from_numpy(r.masks > 0)
             privileged = self.privileged()
         t0 = time.perf_counter()
+        dev = self.on_device = ro.to(self.device)  # one copy a rollout
         with th.no_grad():  # the critic's values, in one pass over the rollout
             size = cfg.num_steps * cfg.num_envs
-            flat = self.net.value(ro.obs.reshape(size, -1), ro.privileged.reshape(size, -1))
-            ro.values[:] = flat.reshape(cfg.num_steps, cfg.num_envs)
-            self.next_value = self.net.value(obs, privileged)
+            flat = self.net.value(dev.obs.reshape(size, -1), dev.privileged.reshape(size, -1))
+            dev.values[:] = flat.reshape(cfg.num_steps, cfg.num_envs)
+            self.next_value = self.net.value(obs.to(self.device), privileged.to(self.device))
         timing["policy"] += time.perf_counter() - t0
         return {"episodes": finished, "won": won}
 
     def advantages(self) -> tuple[Any, Any]:
-        """GAE advantages and returns of the rollout (:func:`gae`)."""
-        cfg, ro = self.cfg, self.rollout
+        """GAE advantages and returns of the rollout (:func:`gae`), on :attr:`device`."""
+        cfg, ro = self.cfg, self.on_device
         return gae(ro.rewards, ro.values, ro.dones, self.next_value, cfg.gamma, cfg.gae_lambda)
 
     def imitation_loss(
         self, part: tuple[Any, ...], idx: Any, stats: dict[str, float]
     ) -> tuple[Any, Any, Any, Any]:
         """The warm start's loss on the minibatch ``idx`` of ``part`` (obs, privileged, masks,
-        labels, targets, returns: :class:`Replayed`'s fields in order): cross-entropy on the
-        teacher's labels or target distributions plus the critic's regression. Returns (loss,
-        policy loss, value loss, entropy); sets ``stats["imitation_accuracy"]``."""
+        labels, targets, returns: :class:`Replayed`'s fields in order), on :attr:`device`:
+        cross-entropy on the teacher's labels or target distributions plus the critic's
+        regression. Returns (loss, policy loss, value loss, entropy); sets
+        ``stats["imitation_accuracy"]``."""
         import torch as th
         from torch import nn
 
-        obs, privileged, masks, labels, targets, returns = part
-        logits = self.net.logits(obs[idx], masks[idx])
+        on: list[Any] = [
+            None if x is None else x[idx].to(self.device, non_blocking=True) for x in part
+        ]
+        obs, privileged, masks, labels, targets, returns = on
+        logits = self.net.logits(obs, masks)
         logp = th.log_softmax(logits, dim=1)
-        value = self.net.value(obs[idx], privileged[idx])
-        v_loss = value_loss(value, returns[idx])
+        value = self.net.value(obs, privileged)
+        v_loss = value_loss(value, returns)
         entropy = -(logp.exp() * logp).sum(dim=1).mean()
         if targets is not None:
-            pg_loss = soft_cross_entropy(logp, targets[idx])
+            pg_loss = soft_cross_entropy(logp, targets)
         else:
-            pg_loss = nn.functional.cross_entropy(logits, labels[idx])
-        stats["imitation_accuracy"] = float((logits.argmax(1) == labels[idx]).float().mean())
+            pg_loss = nn.functional.cross_entropy(logits, labels)
+        stats["imitation_accuracy"] = float((logits.argmax(1) == labels).float().mean())
         return pg_loss + self.cfg.vf_coef * v_loss, pg_loss, v_loss, entropy
 
     def descend(self, loss: Any) -> None:
@@ -294,7 +332,8 @@ class Learner:
         """``imitation_refit_epochs`` passes over every position the warm start kept
         (:meth:`kept`), shuffled, in the warm start's minibatches, the rate annealed linearly
         from ``learning_rate`` to 0 over them; returns the last minibatch's statistics and the
-        number of positions."""
+        number of positions. The positions stay on the CPU; each minibatch is copied to
+        :attr:`device` whole."""
         import torch as th
 
         cfg = self.cfg
@@ -315,6 +354,7 @@ class Learner:
                 self.descend(loss)
                 done += 1
         stats.update(policy_loss=pg_loss.item(), value_loss=v_loss.item(), positions=size)
+        self.sync_actor()
         self.run.timing["update"] += time.perf_counter() - t0
         return stats
 
@@ -324,7 +364,7 @@ class Learner:
         epochs (``imitation_epochs`` in the warm start)."""
         import torch as th
 
-        cfg, ro = self.cfg, self.rollout
+        cfg, ro = self.cfg, self.on_device
         t0 = time.perf_counter()
         adv, returns = self.advantages()
         if imitation and cfg.value_head:
@@ -344,7 +384,7 @@ class Learner:
         epochs = cfg.imitation_epochs if imitation else cfg.update_epochs
         stats: dict[str, float] = {}
         for _ in range(epochs):
-            order = th.randperm(size)
+            order = th.randperm(size).to(self.device)  # drawn on the CPU, on any device
             for start in range(0, size, minibatch):
                 idx = order[start : start + minibatch]
                 if imitation:
@@ -369,6 +409,7 @@ class Learner:
                     )
                 self.descend(loss)
         stats.update(policy_loss=pg_loss.item(), value_loss=v_loss.item(), entropy=entropy.item())
+        self.sync_actor()
         self.run.timing["update"] += time.perf_counter() - t0
         return stats
 

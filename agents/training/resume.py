@@ -31,7 +31,9 @@ def save_resume_point(learner: Learner) -> None:
 
     run, batch = learner.run, learner.batch
     trainer = io.BytesIO()
-    th.save({"net": learner.net.state_dict(), "optimizer": learner.optimizer.state_dict()}, trainer)
+    th.save(  # read back onto any device (map_location)
+        {"net": learner.net.state_dict(), "optimizer": learner.optimizer.state_dict()}, trainer
+    )
     tmp = run.dir / "resume.zip.tmp"
     write_checkpoint(tmp, run.spec(), learner.net.to_numpy(), {"trainer.pt": trainer.getvalue()})
     lineup, picker = batch.lineup, batch.picker
@@ -84,6 +86,7 @@ def restore(learner: Learner, saved: dict[str, Any]) -> None:
         learner.optimizer.load_state_dict(trainer["optimizer"])
     except (RuntimeError, ValueError, KeyError, TypeError) as e:
         raise damaged(run.resume_file, e) from None
+    learner.sync_actor()
     for policy in saved["pool_policies"]:
         pool.add(policy)
     learner.batch = saved["table_object"]

@@ -171,7 +171,7 @@ def check_resume_files(run: Run, cfg: Config, saved: dict[str, Any]) -> None:
         _, files = read_checkpoint_files(run.resume_file, "trainer.pt")
         if "trainer.pt" not in files:
             raise ValueError("it holds no trainer.pt")
-        trainer = th.load(io.BytesIO(files["trainer.pt"]), weights_only=False)
+        trainer = th.load(io.BytesIO(files["trainer.pt"]), map_location="cpu", weights_only=False)
     except (CheckpointError, ValueError, RuntimeError, EOFError, pickle.UnpicklingError) as e:
         raise damaged(run.resume_file, e) from None
     if not isinstance(trainer, dict) or not {"net", "optimizer"} <= set(trainer):

@@ -182,12 +182,16 @@ def _skipping_full_disk(previous: Callable[[Args], object]) -> Callable[[Args], 
     return hook
 
 
-MAY_CHANGE = ("total_timesteps", "progress", "eval_processes", "teacher_processes")
-"""Config fields a rerun of a run folder may change: how long it trains, and what cannot change
-its results (the progress bar, the evaluator's and the teacher's process counts, whose results
-do not depend on them)."""
+MAY_CHANGE = (
+    "total_timesteps", "progress", "eval_processes", "teacher_processes", "device",
+    "engine_threads",
+)  # fmt: skip
+"""Config fields a rerun of a run folder may change: how long it trains, where its learner runs
+(a run goes on on another device: its resume point loads on any), and what cannot change its
+results (the progress bar, the evaluator's, the teacher's and the engine's process and thread
+counts, whose results do not depend on them)."""
 
-RETIRED = {"fused_features": False, "imitation_replay": 0, "latest_prob": 0.5, "engine_threads": 1}
+RETIRED = {"fused_features": False, "imitation_replay": 0, "latest_prob": 0.5}
 """Fields of earlier versions' configs, each with the one value that this version still trains
 the same way (a run started with another value cannot be continued)."""
 

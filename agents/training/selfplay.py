@@ -49,10 +49,12 @@ def train(cfg: Config, run: Run, saved: dict[str, Any] | None, address: str | No
     import torch as th
     from torch.utils.tensorboard import SummaryWriter
 
+    from agents.training.device import engine_thread_count, make_deterministic, resolve_device
     from allfives_env.vector import set_num_threads
 
     th.set_num_threads(cfg.torch_threads)
-    set_num_threads(1)  # the engine's: torch's threads share the same cores
+    set_num_threads(engine_thread_count(cfg.engine_threads, cfg.torch_threads))
+    make_deterministic(resolve_device(cfg.device))
     seed_everything(cfg)
     say(cfg, "making the table of games and the network (compiling the engine the first time)")
     learner = Learner.at_new_table(cfg, run)
@@ -149,6 +151,17 @@ def train(cfg: Config, run: Run, saved: dict[str, Any] | None, address: str | No
         writer.close()
 
 
+def hardware(cfg: Config) -> str:
+    """Where the run's parts run: the learner's device, the engine's and torch's threads."""
+    from agents.training.device import engine_thread_count, resolve_device
+
+    engine = engine_thread_count(cfg.engine_threads, cfg.torch_threads)
+    return (
+        f"the learner on {resolve_device(cfg.device)}, the engine on {engine} thread(s), "
+        f"torch on {cfg.torch_threads}"
+    )
+
+
 def _from(done: int) -> str:
     """Where a resumed phase goes on from (nothing for one that begins)."""
     return f", from {done:,}" if done else ""
@@ -179,7 +192,8 @@ def _run(session: Session, argv: Sequence[str]) -> int:
         write_config(run.dir, cfg, RUN_KIND)
         warm = f" after a warm start of {cfg.imitation_samples:,}" if cfg.imitation_samples else ""
         say(cfg, f"run {cfg.name!r}: {cfg.rules().describe()}, {cfg.total_timesteps:,} steps of "
-            f"PPO{warm}, into {run.dir}/ (config.yaml holds every setting)")  # fmt: skip
+            f"PPO{warm}, into {run.dir}/ (config.yaml holds every setting); "
+            f"{hardware(cfg)}")  # fmt: skip
         INTERRUPTS.check()
         train(cfg, run, saved, command.address)
         final = finish(cfg, run)

@@ -86,10 +86,15 @@ class ScorerNet(nn.Module):
         self.action = _linear(actor[-1], layout.num_actions, 0.01)
         self.privileged = privileged
         self.critic = nn.Sequential(_mlp([privileged or g, *critic]), _linear(critic[-1], 1, 1.0))
-        self.tile_pips = self.slot_hot = th.zeros(0)
+        pips, slot_hot = th.zeros(0), th.zeros(0)
         if layout.slots >= 0:
-            pips, slot_hot = layout.tile_constants()
-            self.tile_pips, self.slot_hot = th.from_numpy(pips), th.from_numpy(slot_hot)
+            pips_np, slot_hot_np = layout.tile_constants()
+            pips, slot_hot = th.from_numpy(pips_np), th.from_numpy(slot_hot_np)
+        # constants, not weights: they follow the module to its device, not into state_dict
+        self.tile_pips: th.Tensor
+        self.slot_hot: th.Tensor
+        self.register_buffer("tile_pips", pips, persistent=False)
+        self.register_buffer("slot_hot", slot_hot, persistent=False)
 
     def _columns(self, a: th.Tensor) -> th.Tensor:
         """(M, columns) the observation columns read for placements ``a``'s features (with

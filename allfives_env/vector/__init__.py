@@ -10,7 +10,7 @@
 Pinned to the core by differential tests; see :mod:`allfives_env.vector.engine`.
 """
 
-from allfives_env.vector._jit import get_num_threads, set_num_threads
+from allfives_env.vector._jit import get_num_threads, max_threads, set_num_threads
 from allfives_env.vector.engine import VectorGame, policy_rng
 from allfives_env.vector.errors import ActionArrayError, VectorActionError, VectorConfigError
 
@@ -20,6 +20,7 @@ __all__ = [
     "VectorConfigError",
     "VectorGame",
     "get_num_threads",
+    "max_threads",
     "policy_rng",
     "set_num_threads",
 ]

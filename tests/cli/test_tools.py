@@ -3,15 +3,17 @@ answers to bad input (one usage line, exit status 2, nothing written)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
-pytest.importorskip("torch")
+th = pytest.importorskip("torch")
 pytest.importorskip("numba")
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,6 +37,15 @@ imitation_targets: values
 teacher_processes: 1
 total_timesteps: 0
 """
+
+
+def load_tool(name: str) -> Any:
+    """The module of ``tools/NAME.py``, imported from its file."""
+    spec = importlib.util.spec_from_file_location(f"tools_{name}", ROOT / "tools" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def tool(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -89,7 +100,9 @@ def test_offline_fit_collects_values_and_fits_a_network_judged_elsewhere(tmp_pat
     assert lines[6].startswith("training: regret") and lines[7].startswith("held out: regret")
 
 
-def test_offline_fit_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
+def test_offline_fit_refuses_bad_input_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     cfg = str(tiny_config(tmp_path))
     other = str(tiny_config(tmp_path, "outlook"))
     assert tool([*OFFLINE_FIT, "collect", "a.npz", "--rollouts", "1", "--config", cfg],
@@ -120,12 +133,21 @@ def test_offline_fit_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
         (["fit", "a.npz", "--config", cfg, "--ensemble", "0"], "--ensemble must be"),
         (["fit", "a.npz", "--config", cfg, "--weight_decay", "-1"], "--weight_decay must be"),
         (["fit", "a.npz", "--config", cfg, "--weight_decay", "nan"], "--weight_decay must be"),
+        (["fit", "a.npz", "--config", cfg, "--device", "tpu"], "must be auto, cpu, cuda"),
     ]
+    if not th.cuda.is_available():
+        cases.append((["fit", "a.npz", "--config", cfg, "--device", "cuda"], "sees no GPU"))
+    # in this process (the script's entry point ran above): its usage line and error, exit 2
+    offline_fit = load_tool("offline_fit")
+    monkeypatch.chdir(tmp_path)
     for args, message in cases:
-        done = tool([*OFFLINE_FIT, *args], tmp_path)
-        assert done.returncode == 2, (args, done.stderr)
-        assert message in done.stderr and "Traceback" not in done.stderr, (args, done.stderr)
-        assert len(done.stderr.strip().splitlines()) <= 2, done.stderr  # usage, error
+        monkeypatch.setattr(sys, "argv", ["offline_fit.py", *args])
+        with pytest.raises(SystemExit) as stopped:
+            offline_fit.main()
+        err = capsys.readouterr().err
+        assert stopped.value.code == 2, (args, err)
+        assert message in err and "Traceback" not in err, (args, err)
+        assert len(err.strip().splitlines()) <= 2, err  # usage, error
     assert sorted(p.name for p in tmp_path.glob("*.npz")) == [
         "a.npz", "array.npz", "junk.npz", "truncated.npz"
     ]  # fmt: skip

@@ -276,6 +276,9 @@ def test_bad_input_is_one_line_and_status_2(
         ["--max_pip", "2"],  # the preset's 9 tiles a hand do not fit the double-two set
         ["--envs", "3", "--frames_per_batch", "512"],
         ["--out", str(trained["mappo"])],  # already holds a policy
+        *([] if torch.cuda.is_available() else [["--device", "cuda"]]),  # a GPU torch lacks
+        ["--device", "gpu"],
+        ["--engine_threads", "-1"],
     ):
         with pytest.raises(SystemExit) as e:
             main(argv)

@@ -154,14 +154,57 @@ def test_a_different_config_for_a_run_is_refused(tmp_path: Path) -> None:
         (["--teacher_processes", "0"], "teacher_processes"),
         (["--imitation_refit_epochs", "-1"], "imitation_refit_epochs"),
         (["--total_timesteps", "0", "--imitation_samples", "0"], "something must train"),
+        (["--device", "cuda"], "'device' is 'cuda', but torch"),
+        (["--device", "gpu"], "'device' must be auto, cpu, cuda or cuda:N"),
+        (["--engine_threads", "100000"], "'engine_threads' must be from 0 (auto) to"),
     ],
 )
-def test_bad_config_fails_before_training(tmp_path: Path, args: list[str], message: str) -> None:
+def test_bad_config_fails_before_training(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The command line's parser refuses it: ``ConfigError`` (one line, printed by the trainer;
+    see the next test), or tyro's usage error as one line and exit status 2. In this process:
+    the same parser the script runs."""
+    from agents.training.config import ConfigError
+    from agents.training.selfplay_config import parse_args
+
+    skip_where_a_gpu_is_seen(args)
+    with pytest.raises((ConfigError, SystemExit)) as refused:
+        parse_args(args)
+    if isinstance(refused.value, SystemExit):
+        assert refused.value.code == 2
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert len(lines) == 1 and message in lines[0]
+    else:
+        text = str(refused.value)
+        assert message in text and "\n" not in text
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--nonsense", "1"], "Unrecognized options: --nonsense"),
+        (["--preset", "dominos"], "unknown preset"),
+        (["--device", "cuda"], "'device' is 'cuda', but torch"),
+    ],
+)
+def test_the_script_says_a_bad_config_in_one_line(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    skip_where_a_gpu_is_seen(args)
     proc = run_train(*args, runs=tmp_path, timeout=60)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0] and "Traceback" not in proc.stderr
     assert not any(tmp_path.iterdir())
+
+
+def skip_where_a_gpu_is_seen(args: list[str]) -> None:
+    """Skip a case that asks for a GPU where torch sees one (it would not be refused)."""
+    import torch
+
+    if "cuda" in args and torch.cuda.is_available():
+        pytest.skip("torch sees a GPU here")
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,111 @@
+"""The learner's device and the engine's threads on a CPU-only machine: a GPU-made resume point
+goes on here, the CPU actor's copy trains as the network itself does, and the settings' rules."""
+
+from __future__ import annotations
+
+import copy
+import io
+import pickle
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from training.test_train import SHORT_SMOKE, run_train, tiny_learner
+
+th = pytest.importorskip("torch")
+
+
+def as_if_made_on_a_gpu(resume: Path, state: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Write ``resume``'s ``trainer.pt`` again with every tensor saved as a GPU's (``cuda:0``,
+    as ``torch.save`` tags a GPU's tensors), and ``state``'s record of ``resume``'s SHA-256."""
+    from agents.training.ownership import file_sha256
+
+    with zipfile.ZipFile(resume) as z:
+        files = {name: z.read(name) for name in z.namelist()}
+    trainer = th.load(io.BytesIO(files["trainer.pt"]), weights_only=False)
+    buf = io.BytesIO()
+    with monkeypatch.context() as m:
+        m.setattr(th.serialization, "location_tag", lambda storage: "cuda:0")
+        th.save(trainer, buf)
+    with pytest.raises(RuntimeError, match="CUDA"):  # what a load without map_location does here
+        th.load(io.BytesIO(buf.getvalue()), weights_only=False)
+    files["trainer.pt"] = buf.getvalue()
+    with zipfile.ZipFile(resume, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+    saved = pickle.loads(state.read_bytes())
+    saved["resume_sha256"] = file_sha256(resume)
+    state.write_bytes(pickle.dumps(saved))
+
+
+def test_a_resume_point_made_on_a_gpu_goes_on_on_the_cpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = run_train(*SHORT_SMOKE, "--device", "cpu", runs=tmp_path)
+    assert first.returncode == 0, first.stderr
+    run = tmp_path / "smoke"
+    assert "the learner on cpu" in first.stderr
+    as_if_made_on_a_gpu(run / "resume.zip", run / "state.pkl", monkeypatch)
+    more = [*SHORT_SMOKE[:2], "--total_timesteps", "2048", *SHORT_SMOKE[4:]]
+    resumed = run_train(*more, "--device", "auto", runs=tmp_path)  # the device may change
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resuming" in resumed.stdout
+    assert pickle.loads((run / "state.pkl").read_bytes())["num_timesteps"] == 2048
+
+
+def weights(net: Any) -> list[np.ndarray]:
+    return [p.detach().cpu().numpy() for p in net.parameters()]
+
+
+def test_an_actor_apart_from_the_network_trains_the_same_weights(tmp_path: Path) -> None:
+    """On a GPU the rollout is played by a CPU copy of the network, synchronised after each
+    update: the same weights, here with the copy on the CPU too."""
+    plain = tiny_learner(tmp_path / "plain")
+    apart = tiny_learner(tmp_path / "apart")
+    apart.net = copy.deepcopy(apart.actor)  # as Learner makes it for a GPU
+    apart.optimizer = th.optim.Adam(apart.net.parameters(), lr=apart.cfg.learning_rate, eps=1e-5)
+    assert apart.actor is not apart.net
+    for learner in (plain, apart):
+        th.manual_seed(5)
+        for imitation in (True, False, False):
+            learner.collect(imitation=imitation)
+            learner.update(imitation=imitation)
+    for a, b in zip(weights(plain.net), weights(apart.net), strict=True):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(weights(apart.net), weights(apart.actor), strict=True):
+        np.testing.assert_array_equal(a, b)  # the actor was synchronised
+
+
+def test_the_network_s_constants_follow_it_but_stay_out_of_its_state(tmp_path: Path) -> None:
+    learner = tiny_learner(tmp_path, tile_features=True)
+    net = learner.net
+    assert {"tile_pips", "slot_hot"} <= {name for name, _ in net.named_buffers()}
+    assert not any(k.startswith(("tile_pips", "slot_hot")) for k in net.state_dict())
+
+
+def test_the_engine_s_threads() -> None:
+    from agents.training.config import ConfigError
+    from agents.training.device import check_engine_threads, engine_thread_count, usable_cores
+    from allfives_env.vector import max_threads
+
+    assert engine_thread_count(1, 2) == 1
+    assert engine_thread_count(0, 2) == max(1, min(max_threads(), usable_cores() - 2))
+    assert engine_thread_count(0, 1000) == 1
+    check_engine_threads(0)
+    check_engine_threads(max_threads())
+    with pytest.raises(ConfigError, match="'engine_threads' must be from 0"):
+        check_engine_threads(max_threads() + 1)
+
+
+@pytest.mark.parametrize("name", ["cuda", "cuda:0", "cuda:3"])
+def test_a_gpu_torch_does_not_see_is_refused(name: str) -> None:
+    from agents.training.config import ConfigError
+    from agents.training.device import resolve_device
+
+    if th.cuda.is_available():
+        pytest.skip("torch sees a GPU here")
+    with pytest.raises(ConfigError, match="sees no GPU"):
+        resolve_device(name)
+    assert str(resolve_device("auto")) == "cpu"
