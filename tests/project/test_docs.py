@@ -149,6 +149,10 @@ SHORTER: list[tuple[str, str]] = [
     ),
     (r"^allfives speed vector$", "allfives speed vector --seconds 0.2 --repeat 1 --games 64"),
     (r"^python -m build$", "python -m build --no-isolation"),  # no download of setuptools
+    (r"^(python tools/device_speed\.py cycles .*)--threads [\d ]+--cycles \d+$",
+     r"\1--threads 1 --cycles 1"),
+    (r"^(python tools/device_speed\.py learner .*)--updates \d+$", r"\1--updates 1"),
+    (r"^bash tools/device_check\.sh (.*)$", r"SMOKE=1 PYTHON=python bash tools/device_check.sh \1"),
     (
         r"^(python tools/small_track\.py .*)--seeds [\d ]+--env_steps \d+$",
         r"\1--seeds 0 --env_steps 640 --curve_points 1 --opponents",
