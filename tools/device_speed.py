@@ -27,6 +27,7 @@ import json
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +77,20 @@ def synchronize(learner: Any) -> None:
         th.cuda.synchronize(learner.device)
 
 
+def timed(learner: Any, rounds: int, body: Callable[[], None]) -> float:
+    """Seconds that ``rounds`` calls of ``body`` take, after one untimed; the learner's
+    timings count the timed ones alone."""
+    body()
+    synchronize(learner)
+    for key in learner.run.timing:
+        learner.run.timing[key] = 0.0
+    t0 = time.perf_counter()
+    for _ in range(rounds):
+        body()
+    synchronize(learner)
+    return time.perf_counter() - t0
+
+
 def bench_learner(
     device: str, updates: int, torch_threads: int, size: tuple[int, int]
 ) -> dict[str, Any]:
@@ -83,13 +98,7 @@ def bench_learner(
     with tempfile.TemporaryDirectory() as runs:
         learner = learner_at(device, 0, torch_threads, Path(runs), size)
         learner.collect(imitation=False)
-        learner.update(imitation=False)  # warm-up
-        synchronize(learner)
-        t0 = time.perf_counter()
-        for _ in range(updates):
-            learner.update(imitation=False)
-        synchronize(learner)
-        seconds = time.perf_counter() - t0
+        seconds = timed(learner, updates, lambda: learner.update(imitation=False))
         steps = learner.cfg.num_envs * learner.cfg.num_steps
         return {
             "device": str(learner.device),
@@ -107,18 +116,13 @@ def bench_cycles(device: str, threads: int, cycles: int, size: tuple[int, int]) 
     torch_threads = threads or 2
     with tempfile.TemporaryDirectory() as runs:
         learner = learner_at(device, threads, torch_threads, Path(runs), size)
-        learner.collect(imitation=False)  # warm-up
-        learner.update(imitation=False)
-        synchronize(learner)
-        timing = learner.run.timing
-        for key in timing:
-            timing[key] = 0.0
-        t0 = time.perf_counter()
-        for _ in range(cycles):
+
+        def cycle() -> None:
             learner.collect(imitation=False)
             learner.update(imitation=False)
-        synchronize(learner)
-        seconds = time.perf_counter() - t0
+
+        seconds = timed(learner, cycles, cycle)
+        timing = learner.run.timing
         steps = learner.cfg.num_envs * learner.cfg.num_steps
         return {
             "device": str(learner.device),
