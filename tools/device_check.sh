@@ -50,17 +50,36 @@ started=$(date +%s)
 say() { echo; echo "== $* ($(( $(date +%s) - started )) s)"; }
 
 say "setting up"
+SITE="${TMPDIR:-/tmp}/allfives-site"
+mkdir -p "$SITE"
 if ! "$PY" -c "import ${NEEDED// /, }" 2>/dev/null; then
-    SITE="${TMPDIR:-/tmp}/allfives-site"
     if compgen -G ".whl/*.whl" >/dev/null; then
         "$PY" -m pip install -q --no-index --no-deps --no-compile --upgrade --target "$SITE" .whl/*.whl
     else
         # shellcheck disable=SC2086
         "$PY" -m pip install -q --target "$SITE" $NEEDED
     fi
-    export PYTHONPATH="$SITE${PYTHONPATH:+:$PYTHONPATH}"
 fi
-export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH="$ROOT:$SITE${PYTHONPATH:+:$PYTHONPATH}"
+# Run from the checkout, the package is not installed: its entry points (how the environments
+# make agents by name) are declared to Python by a dist-info made from pyproject.toml.
+"$PY" - "$SITE" <<'PYEOF'
+import sys, tomllib
+from importlib.metadata import entry_points
+from pathlib import Path
+if not entry_points(group="allfives_env.agents"):
+    project = tomllib.loads(Path("pyproject.toml").read_text())["project"]
+    info = Path(sys.argv[1]) / f"allfives-{project['version']}.dist-info"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: allfives\nVersion: {project['version']}\n"
+    )
+    groups = project["entry-points"].items()
+    (info / "entry_points.txt").write_text("".join(
+        f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in points.items()) + "\n"
+        for group, points in groups
+    ))
+PYEOF
 "$PY" -c "import ${NEEDED// /, }, torch, numba, yaml, tqdm, matplotlib"
 CORES=$("$PY" -c "import os; print(len(os.sched_getaffinity(0)))")
 GPU=$("$PY" -c "import torch; print(int(torch.cuda.is_available()))")
