@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import run_trainer
 
@@ -132,9 +133,30 @@ def test_train_py_trains_on_a_small_set_and_its_curve_is_measured_exactly(
         assert 0 < solver.nash_conv(policy_of_agent(solver.tree, agent)) < 10
 
 
-@pytest.mark.parametrize("engine", ["batched", "aec"])
+def test_rllib_s_aec_env_plays_a_small_set_from_its_config() -> None:
+    """The AEC engine's env config carries a smaller set's rules whole (the batched engine's
+    table always did; the next test trains on it)."""
+    pytest.importorskip("ray")
+    from allfives_rllib.config import RLlibConfig
+    from allfives_rllib.env import AllFivesMultiAgentEnv
+
+    cfg = RLlibConfig(engine="aec", max_pip=2, hand_size=2, episode="hand")
+    env = AllFivesMultiAgentEnv(cfg.env_config())
+    assert env.rules.max_pip == 2 and env.rules.hand_size == 2
+    obs, _ = env.reset(seed=1)
+    done = False
+    while not done:
+        agent = next(iter(obs))
+        legal = np.flatnonzero(obs[agent]["action_mask"])
+        obs, _, terminated, _, _ = env.step({agent: int(legal[0])})
+        done = terminated["__all__"]
+    default = RLlibConfig(engine="aec").env_config()
+    assert default["preset"] == "pagat" and "rules" not in default
+
+
+@pytest.mark.parametrize("engine", ["batched"])
 def test_rllib_trains_on_a_small_set_and_is_measured_exactly(tmp_path: Path, engine: str) -> None:
-    """On either engine (the table's rules, or the AEC env's, travel whole in the env config)."""
+    """RLlib's PPO on the tiny game, its policy measured by the exact solver."""
     pytest.importorskip("ray")
     from agents.exact.policy import policy_of_agent
     from agents.exact.solver import Solver
