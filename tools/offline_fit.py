@@ -141,7 +141,11 @@ def fit(args: argparse.Namespace) -> None:
     data = {k: np.concatenate([f[k] for f in files], axis=1) for k in keys}
     held = np.arange(data["obs"].shape[1]) % 5 == 0
 
+    on = learners[0].device
+
     def part(games: Any, data: dict[str, Any] = data) -> dict[str, Any]:
+        """The positions of ``games``, as the fit reads them, on the fit's device (one copy
+        each)."""
         out = {k: th.from_numpy(v[:, games].reshape(-1, *v.shape[2:])) for k, v in data.items()}
         out["legal"] = ~th.isnan(out["values"])
         targets = np.zeros(out["values"].shape, np.float32)  # the teacher's, as in the run
@@ -155,13 +159,11 @@ def fit(args: argparse.Namespace) -> None:
         out["targets"] = th.from_numpy(targets)
         out["values"] = th.nan_to_num(out["values"])
         out["masks"] = out["masks"].bool()
-        return out
+        return {k: v.to(on) for k, v in out.items()}
 
     train_games = np.flatnonzero(~held)
     train_games = train_games[: max(1, round(args.fraction * len(train_games)))]
-    on = learners[0].device
-    training = {k: v.to(on) for k, v in part(train_games).items()}  # one copy each
-    heldout = {k: v.to(on) for k, v in part(held).items()}
+    training, heldout = part(train_games), part(held)
 
     def loss_of(net: Any, s: dict[str, Any], idx: Any) -> Any:
         legal, v = s["legal"][idx], s["values"][idx]
@@ -230,8 +232,7 @@ def fit(args: argparse.Namespace) -> None:
     print(f"held out: {report(heldout, nets)}")
     for path, f in zip(args.judge, judged, strict=True):
         games = np.arange(f["obs"].shape[1]) % 5 == 0
-        judged_part = {k: v.to(on) for k, v in part(games, {k: f[k] for k in keys}).items()}
-        print(f"held out of {path}: {report(judged_part, nets)}")
+        print(f"held out of {path}: {report(part(games, {k: f[k] for k in keys}), nets)}")
     if args.out:
         try:
             write_checkpoint(args.out, run.spec(), nets[0].to_numpy())
