@@ -55,7 +55,7 @@ from agents.learned import check_trained_rules, load_learned
 from agents.sampler import sample_world
 from agents.search import WIN_BONUS, ValueSearch
 from allfives_env.core.game import Game
-from allfives_env.core.rules import Rules, check_full_set
+from allfives_env.core.rules import Rules
 from allfives_env.core.tiles import mask_of
 from allfives_env.core.view import PlayerView
 
@@ -222,17 +222,14 @@ class BatchSearchAgent(ValueSearch):
         return self._trained[0][1] if self._trained else None
 
     def check_rules(self, rules: Rules) -> None:
-        """Refuse a set smaller than double-six (its world sampler and rollouts are measured on
-        the 28 tiles only), rules
-        other than those its networks were trained on, and (``equity``) rules with no fitted
-        equity.
+        """Refuse rules other than those its networks were trained on, and (``equity``) rules
+        with no fitted equity. Every set plays: the world sampler, the batched engine and the
+        compiled rollout policies follow the rules' set.
 
         Raises:
-            RulesError: for a set smaller than double-six, in one line.
             CheckpointError: naming the network trained for other rules.
             AgentError: for rules with no fitted equity.
         """
-        check_full_set(rules, "batchsearch")
         for name, trained in self._trained:
             check_trained_rules(name, trained, rules)
         if self.equity:

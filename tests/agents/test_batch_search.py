@@ -101,6 +101,34 @@ def test_batched_rollouts_end_where_the_core_ones_do(c: int) -> None:
         assert got == pytest.approx(want), (g.render(), view.legal_actions)
 
 
+SMALL_SETS = [
+    ("pagat", 2, 2, 2),
+    ("dominoes_cc", 2, 3, 4),
+    ("five_up", 3, 4, 4),
+    ("pyatyorka", 3, 3, 2),
+    ("pagat", 4, 5, 5),
+]
+"""Smaller sets (preset, players, double-N, hand size) the batched rollouts are pinned on."""
+
+
+@pytest.mark.parametrize("table", SMALL_SETS, ids=lambda t: f"{t[0]}-{t[1]}p-d{t[2]}")
+def test_batched_rollouts_end_where_the_core_ones_do_on_smaller_sets(
+    table: tuple[str, int, int, int],
+) -> None:
+    preset, n, pip, hand = table
+    rules = Rules.preset(preset, n, max_pip=pip, hand_size=hand)
+    agent = BatchSearchAgent(worlds=3)
+    for k, g in enumerate(positions(rules, 60 + pip, 4)):
+        seat = g.current_player
+        assert seat is not None
+        view = g.view(seat)
+        got = agent.evaluate(view, random.Random(k))
+        want = core_values(view, random.Random(k), 3)
+        assert got == pytest.approx(want), (g.render(), view.legal_actions)
+        move = make_agent("batchsearch:worlds=4,infer=1").act(view, random.Random(k))
+        assert move in view.legal_actions
+
+
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_hoarding_rollouts_end_where_the_core_ones_do(n: int) -> None:
     rules = Rules.preset("five_up", n)
