@@ -13,6 +13,7 @@ from typing import Any
 
 from allfives_cli.options import add_force_option, positive_int
 from allfives_env.core.rules import PRESETS, Rules
+from allfives_env.envs.settings import rules_of
 
 
 def _add_game_options(p: argparse.ArgumentParser, players: bool = False) -> None:
@@ -37,10 +38,17 @@ def _add_game_options(p: argparse.ArgumentParser, players: bool = False) -> None
 
 
 def _rules(args: argparse.Namespace) -> Rules:
-    extra = {} if args.target is None else {"target": args.target}
-    players = getattr(args, "players", 2)  # only tree-size takes --players
-    return Rules.preset(
-        args.preset, players, max_pip=args.max_pip, hand_size=args.hand_size, **extra
+    """The rules of the game options (:func:`rules_of`; only tree-size takes ``--players``).
+
+    Raises:
+        RulesError: for rules the engine refuses.
+    """
+    return rules_of(
+        args.preset,
+        getattr(args, "players", 2),
+        max_pip=args.max_pip,
+        hand_size=args.hand_size,
+        target=args.target,
     )
 
 
@@ -125,14 +133,13 @@ def run_solve_command(args: argparse.Namespace, out: Callable[[str], None] = pri
             check_outputs([(args.out, "--out"), (args.curve, "--curve")])
     agents = []
     if args.command == "exploitability":
-        from agents.learned import LearnedAgent
-        from agents.registry import agent_for
+        from agents.exact.policy import measured_agent
         from allfives_cli.options import agent_specs
 
-        agents = [(spec, agent_for(spec, rules)) for spec in agent_specs("AGENT", args.agents)]
-        for _, agent in agents:
-            if args.sample and isinstance(agent, LearnedAgent):
-                agent.sample = True
+        agents = [
+            (spec, measured_agent(spec, rules, args.sample))
+            for spec in agent_specs("AGENT", args.agents)
+        ]
     start = time.perf_counter()
     tree = _tree(args, rules)
     sizes = _sizes(tree, time.perf_counter() - start)

@@ -8,6 +8,13 @@ states: it replays the path to the state's first node in the OpenSpiel game (eac
 in ascending order, which OpenSpiel's information states do not see: a seat sees its deal as
 a set; the leader's lot; each action; each draw's tile as the core game replays it). Reading a
 policy is then one ``action_probabilities`` call per state.
+
+On a game with many information states (the small game has a million), ``light=True`` keeps,
+instead of each OpenSpiel state, only what a tabular policy reads from it
+(:class:`InfoKey`: the player, the legal actions, the information-state string): OpenSpiel's
+MCCFR average policies and ``TabularPolicy`` read through it unchanged, in a fraction of the
+memory; a policy that reads anything else of the state (NFSP's network reads its tensor) fails
+with ``AttributeError``.
 """
 
 from __future__ import annotations
@@ -35,14 +42,50 @@ def game_for(tree: Tree) -> pyspiel.Game:
     return pyspiel.load_game("python_allfives", params)
 
 
-class PolicyReader:
-    """Reads OpenSpiel policies of :func:`game_for` into the tree's policy arrays."""
+class InfoKey:
+    """What a tabular policy reads of an OpenSpiel state: its player, legal actions and
+    information-state string (for that player), with the methods of ``pyspiel.State`` that
+    return them."""
 
-    def __init__(self, tree: Tree, game: pyspiel.Game | None = None):
+    __slots__ = ("_key", "_legal", "_player")
+
+    def __init__(self, state: Any):
+        self._player: int = state.current_player()
+        self._legal: list[int] = state.legal_actions()
+        self._key: str = state.information_state_string(self._player)
+
+    def current_player(self) -> int:
+        return self._player
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        return self._legal
+
+    def information_state_string(self, player: int | None = None) -> str:
+        if player is not None and player != self._player:
+            raise ValueError(f"only player {self._player}'s information state is kept")
+        return self._key
+
+
+class PolicyReader:
+    """Reads OpenSpiel policies of :func:`game_for` into the tree's policy arrays.
+
+    ``light``: keep an :class:`InfoKey` of each information state, not the state (see the
+    module's note)."""
+
+    def __init__(self, tree: Tree, game: pyspiel.Game | None = None, *, light: bool = False):
         self.tree = tree
         self.game = game if game is not None else game_for(tree)
         all_deals = deals(tree.rules)
-        self.states = [self._state_at(int(node), all_deals) for node in homes(tree)]
+        self.states: list[Any] = []
+        self.index: list[dict[int, int]] = []
+        """Per information state: each legal action's OpenSpiel id → its slot in the tree."""
+        for s, node in enumerate(homes(tree)):
+            state = self._state_at(int(node), all_deals)
+            to_env = state.encoding.to_env
+            base, width = int(tree.offset[s]), int(tree.width[s])
+            acts = tree.actions[base : base + width]
+            self.index.append({to_env[int(a)]: j for j, a in enumerate(acts)})
+            self.states.append(InfoKey(state) if light else state)
 
     def _state_at(self, node: int, all_deals: list[Any]) -> Any:
         t = self.tree
@@ -81,9 +124,7 @@ class PolicyReader:
         t = self.tree
         out = np.zeros(len(t.actions), np.float64)
         for s, state in enumerate(self.states):
-            base, width = int(t.offset[s]), int(t.width[s])
-            to_env = state.encoding.to_env
-            index = {to_env[int(a)]: j for j, a in enumerate(t.actions[base : base + width])}
+            base, index = int(t.offset[s]), self.index[s]
             for action, p in policy.action_probabilities(state).items():
                 if p == 0:
                     continue

@@ -139,14 +139,9 @@ class Measure:
         self.range = float(self.tree.utility_range)
 
     def policy(self, spec: str, sample: bool = False) -> Any:
-        from agents.exact.policy import policy_of_agent
-        from agents.learned import LearnedAgent
-        from agents.registry import agent_for
+        from agents.exact.policy import measured_agent, policy_of_agent
 
-        agent = agent_for(spec, self.tree.rules)
-        if sample and isinstance(agent, LearnedAgent):
-            agent.sample = True
-        return policy_of_agent(self.tree, agent)
+        return policy_of_agent(self.tree, measured_agent(spec, self.tree.rules, sample))
 
     def nash_conv(self, spec: str, sample: bool = False) -> float:
         return float(self.solver.nash_conv(self.policy(spec, sample)))

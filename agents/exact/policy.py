@@ -85,6 +85,23 @@ def views(tree: Tree) -> list[PlayerView]:
     return out
 
 
+def measured_agent(spec: str, rules: Rules, sample: bool = False) -> Any:
+    """The agent ``spec`` names, made for ``rules`` as the solver measures it: with ``sample``,
+    a checkpoint's policy as it samples (the softmax over the legal actions, the policy PPO
+    trains) instead of its most likely action; other agents are as ``spec`` makes them.
+
+    Raises:
+        AgentError: for a spec the registry refuses, or an agent for other rules.
+    """
+    from agents.learned import LearnedAgent
+    from agents.registry import agent_for
+
+    agent = agent_for(spec, rules)
+    if sample and isinstance(agent, LearnedAgent):
+        agent.sample = True
+    return agent
+
+
 def policy_of_agent(tree: Tree, agent: Any, seed: int = 0) -> F64:
     """``agent``'s policy in every information state of ``tree``: its
     ``probabilities(view)`` (a dict of legal action → probability) where it has one,
