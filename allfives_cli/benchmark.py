@@ -184,14 +184,20 @@ def _provenance(args: argparse.Namespace) -> dict[str, Any] | None:
     (its final policy), without its trainer's own report.
 
     Raises:
-        EvalError: for a file that is not a run result, several agents, or an agent that is not
-            the run's final policy.
+        EvalError: for a file that is not a run result, a run of an exact setting (measured
+            by the sweep itself), several agents, or an agent that is not the run's final
+            policy.
     """
     if args.provenance is None:
         return None
     from agents.benchmark.sweep import read_result
 
     run = read_result(Path(args.provenance))
+    if "exact" in run:
+        raise EvalError(
+            f"--provenance {args.provenance} is a run of the exact setting {run['setting']}: "
+            "the benchmark plays the full set; its result file holds its exact measures"
+        )
     if len(args.agents) != 1:
         raise EvalError("--provenance goes with exactly one agent: the run's final policy")
     kind, _, path = str(run["agent"]).rpartition(":")

@@ -39,7 +39,8 @@ def add_sweep_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     p.add_argument(
         "--settings", nargs="+", default=["pagat-2p"], metavar="SETTING",
-        help="the evaluation protocol's settings (default pagat-2p)",
+        help="the settings: the evaluation protocol's (pagat-2p, pagat-4p, five_up-2p, "
+        "pyatyorka-3p) or the exact tiny-2p, the small track (default pagat-2p)",
     )  # fmt: skip
     p.add_argument(
         "--tracks", nargs="+", default=["tabula_rasa"], metavar="TRACK",
@@ -47,7 +48,7 @@ def add_sweep_parsers(subparsers: argparse._SubParsersAction[Any]) -> None:
     )  # fmt: skip
     p.add_argument(
         "--tiers", nargs="+", default=["2M"], metavar="TIER",
-        help="the budget tiers (2M, 10M; default 2M)",
+        help="the budget tiers (300k, 2M, 10M; default 2M)",
     )  # fmt: skip
     p.add_argument(
         "--seeds", nargs="+", type=int, default=[0, 1, 2], metavar="SEED",

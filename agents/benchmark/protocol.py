@@ -49,17 +49,51 @@ def is_search(spec: str) -> bool:
 
 @dataclass(frozen=True)
 class Setting:
-    """A table of the benchmark: rules and a name."""
+    """A table of the benchmark: rules and a name.
+
+    A setting on a smaller set (``max_pip`` below 6) can be ``exact``: two players, small
+    enough for the exact solver (:mod:`agents.exact`), so that every policy trained there is
+    measured by its exact NashConv in one hand, beside its matches. Its learners train on
+    ``episode`` (``"hand"``: the hand the solver's utility is) with ``reward`` (``"points"``:
+    that utility); elsewhere both are the trainers' own (empty).
+    """
 
     name: str
     preset: str
     num_players: int
     partnerships: bool | None = None
+    max_pip: int = 6
+    hand_size: int = 0
+    """Tiles dealt to each player (0: the preset's own)."""
+    exact: bool = False
+    episode: str = ""
+    reward: str = ""
 
     def rules(self) -> Rules:
         """The rules of this setting."""
-        extra = {} if self.partnerships is None else {"partnerships": self.partnerships}
+        extra: dict[str, object] = {}
+        if self.partnerships is not None:
+            extra["partnerships"] = self.partnerships
+        if self.max_pip != 6:
+            extra["max_pip"] = self.max_pip
+        if self.hand_size:
+            extra["hand_size"] = self.hand_size
         return Rules.preset(self.preset, self.num_players, **extra)
+
+    def trainer_flags(self, episode: bool = True, reward: bool = True) -> list[str]:
+        """The flags every trainer of the project takes for this setting's set and hand size,
+        and (where asked: a trainer that takes them) its episode and reward, beyond its
+        preset, players and partnerships."""
+        flags = []
+        if self.max_pip != 6:
+            flags += ["--max_pip", str(self.max_pip)]
+        if self.hand_size:
+            flags += ["--hand_size", str(self.hand_size)]
+        if episode and self.episode:
+            flags += ["--episode", self.episode]
+        if reward and self.reward:
+            flags += ["--reward", self.reward]
+        return flags
 
 
 @dataclass(frozen=True)
@@ -122,6 +156,13 @@ SETTINGS = (
     Setting("five_up-2p", "five_up", 2),
     Setting("pyatyorka-3p", "pyatyorka", 3),
 )
+
+TINY_2P = Setting(
+    "tiny-2p", "pagat", 2, max_pip=2, hand_size=2, exact=True, episode="hand", reward="points"
+)
+"""The small track's setting: pagat, double-two, hands of 2, two players; one hand an
+episode. The exact solver and OpenSpiel's ``nash_conv`` both solve it (the training protocol's
+exact setting; the evaluation protocol does not play it)."""
 
 SMALL_NETWORK = (
     "--num_envs", "16", "--num_steps", "32", "--num_minibatches", "4", "--update_epochs", "1",

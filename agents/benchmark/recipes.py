@@ -123,6 +123,7 @@ class Recipe:
                 "--task", f"{s.preset.upper()}_{s.num_players}P", "--frames", str(frames),
                 "--frames_per_batch", str(batch), "--seed", str(run.seed), "--out", str(out),
                 "--action_features", run.protocol.action_features, "--curve_points", str(k),
+                *s.trainer_flags(),
             ]  # fmt: skip
             if smoke:
                 argv += ["--envs", "32", "--minibatch_size", "256", "--epochs", "1"]
@@ -135,9 +136,10 @@ class Recipe:
             steps = run.tier.budget - margin
             argv = [
                 py, "-m", "allfives_openspiel.train", "--preset", s.preset, "--players",
-                str(s.num_players), "--episode", "match", "--env_steps", str(steps),
-                "--seed", str(run.seed), "--out", str(out), "--curve_points", str(k),
-                "--no-progress",
+                str(s.num_players), "--episode", s.episode or "match", "--env_steps",
+                str(steps), "--seed", str(run.seed), "--out", str(out), "--curve_points",
+                str(k), "--no-progress",
+                *s.trainer_flags(episode=False, reward=False),
             ]  # fmt: skip
             if smoke:
                 argv += ["--hidden", "16", "--batch_size", "16", "--learn_every", "16"]
@@ -169,6 +171,7 @@ class Recipe:
         ]  # fmt: skip
         if s.partnerships is not None:
             argv += ["--partnerships", str(s.partnerships)]
+        argv += s.trainer_flags()
         if smoke:
             argv += list(SMOKE_RLLIB if rllib else SMOKE_TRAINPY)
         return argv

@@ -11,6 +11,8 @@ after another here, or as Ray tasks on a cluster (``--address``). A run (:func:`
 3. measures the learning curve: each saved point against the protocol's opponents on
    validation deals (:meth:`TrainingProtocol.validation_seed`);
 4. tests the final policy (never a chosen checkpoint) on the evaluation protocol's test deals;
+   in an exact setting (the small track), every curve point and the final policy also get
+   their exact NashConv (:mod:`agents.benchmark.exact_measure`);
 5. writes ``RUN/result.json`` whole: the protocol, track, tier, recipe, framework and its
    version, the exact command, the seed, the samples, wall and CPU time, the machine, the
    commit, the libraries, the curve and the test (:mod:`agents.benchmark.provenance`).
@@ -91,7 +93,7 @@ def plan(
         try:
             setting = protocol.setting(name)
         except KeyError:
-            known = ", ".join(s.name for s in protocol.evaluation.settings)
+            known = ", ".join(s.name for s in protocol.settings)
             raise SweepError(f"unknown setting {name!r} (known: {known})") from None
         for track in tracks:
             if track not in TRACKS:
@@ -158,6 +160,16 @@ def _measure(
     from agents.benchmark.run import play_against
 
     return play_against(run.setting.rules(), spec, opponent, deals, seed, processes)[0]
+
+
+def _exact(run: RunSpec, spec: str) -> dict[str, Any]:
+    """``{"exact": ...}``: the policy's exact NashConv where the setting is exact
+    (:mod:`agents.benchmark.exact_measure`), else nothing."""
+    if not run.setting.exact:
+        return {}
+    from agents.benchmark.exact_measure import exact_numbers
+
+    return {"exact": exact_numbers(spec, run.setting.rules())}
 
 
 def train(planned: Planned, log: Callable[[str], None]) -> dict[str, Any]:
@@ -232,6 +244,7 @@ def run_one(planned: Planned, processes: int = 1, log: Callable[[str], None] = p
                     )
                     for o in p.test_opponents
                 },
+                **_exact(run, spec),
             }
         )  # fmt: skip
     final = _point_spec(folder, str(points[-1]["agent"]))
@@ -263,6 +276,7 @@ def run_one(planned: Planned, processes: int = 1, log: Callable[[str], None] = p
         "agent": final,
         "curve": curve,
         "test": test,
+        **_exact(run, final),
         "trainer_report": {k: v for k, v in report.items() if k != "curve"},
         "machine": provenance.machine(),
         "source": provenance.source(),

@@ -5,8 +5,10 @@ row mixes tracks or tiers), and refuses a row that mixes recipes' commands or la
 the protocol asks for. :func:`markdown` gives, per table, each row's mean win rate over seeds
 with a bootstrap interval over seeds (:mod:`agents.benchmark.over_seeds`), the IQM, and each
 seed's win rate with its match-level Wilson interval, beside the samples, wall time and the
-command that re-runs the row. :func:`plot_curves` draws every row's learning curve (the mean
-over seeds, and the band from the lowest to the highest seed) against env steps.
+command that re-runs the row; a table of an exact setting (the small track) adds each row's
+exact NashConv over seeds. :func:`plot_curves` draws every row's learning curve (the mean over
+seeds, and the band from the lowest to the highest seed) against env steps, and, for an exact
+setting, the exact NashConv's.
 """
 
 from __future__ import annotations
@@ -79,6 +81,11 @@ def _shape(command: Sequence[str]) -> str:
     return shlex.join(out)
 
 
+def _is_exact(table: dict[str, list[dict[str, Any]]]) -> bool:
+    """Whether every run of a table was measured exactly (an exact setting's)."""
+    return all("exact" in r for runs in table.values() for r in runs)
+
+
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
@@ -122,13 +129,16 @@ def markdown(
         protocol, setting, tier, track = key
         opponents = TRAINING_PROTOCOLS[protocol].test_opponents
         parts.append(f"### {setting}, {tier} tier, {track.replace('_', ' ')} ({protocol})\n")
+        exact = _is_exact(table)
         head = " | ".join(f"v {o}: mean [95% CI over seeds]" for o in opponents)
+        if exact:
+            head += " | exact NashConv as it plays: mean [95% CI over seeds] (of the range)"
         parts.append(
             f"| row | framework | seeds | env steps + imitation (teacher positions) | training: "
             f"wall, CPU, env steps/s (mean) | {head} | "
             f"per seed v {opponents[-1]} (Wilson 95%) |"
         )
-        parts.append("|" + "---|" * (6 + len(opponents)))
+        parts.append("|" + "---|" * (6 + len(opponents) + exact))
         commands = []
         for name, runs in sorted(table.items()):
             first = runs[0]
@@ -136,6 +146,12 @@ def markdown(
             for o in opponents:
                 s = over_seeds([r["test"][o]["win_rate"] for r in runs])
                 cells.append(f"{_pct(s.mean)} [{_pct(s.mean_ci[0])}, {_pct(s.mean_ci[1])}]")
+            if exact:
+                s = over_seeds([r["exact"]["nash_conv"] for r in runs])
+                span = float(first["exact"]["utility_range"])
+                cells.append(
+                    f"{s.mean:.3f} [{s.mean_ci[0]:.3f}, {s.mean_ci[1]:.3f}] ({_pct(s.mean / span)})"
+                )
             per_seed = ", ".join(
                 f"{r['seed']}: {_pct(r['test'][opponents[-1]]['win_rate'])} "
                 f"[{_pct(r['test'][opponents[-1]]['win_rate_ci'][0])}, "
@@ -202,8 +218,23 @@ def plot_curves(results: Sequence[dict[str, Any]], folder: Path) -> list[Path]:
     for key, table in rows(results).items():
         protocol, setting, tier, track = key
         opponents = TRAINING_PROTOCOLS[protocol].test_opponents
-        fig, axes = plt.subplots(1, len(opponents), figsize=(5 * len(opponents), 3.6))
-        for ax, o in zip(np.atleast_1d(axes), opponents, strict=True):
+        exact = _is_exact(table)
+        panels = len(opponents) + exact
+        fig, axes = plt.subplots(1, panels, figsize=(5 * panels, 3.6))
+        if exact:
+            ax = np.atleast_1d(axes)[-1]
+            for _name, runs in sorted(table.items()):
+                n = min(len(r["curve"]) for r in runs)
+                x = np.mean([[p["env_steps"] for p in r["curve"][:n]] for r in runs], axis=0)
+                y = np.array([[p["exact"]["nash_conv"] for p in r["curve"][:n]] for r in runs])
+                (line,) = ax.plot(x, y.mean(axis=0), marker=".", label=runs[0]["label"])
+                ax.fill_between(x, y.min(axis=0), y.max(axis=0), alpha=0.2, color=line.get_color())
+            ax.set_title("exact NashConv, as it plays")
+            ax.set_xlabel("env steps")
+            ax.set_ylabel("NashConv (one hand's points)")
+            ax.set_ylim(bottom=0)
+            ax.grid(alpha=0.3)
+        for ax, o in zip(np.atleast_1d(axes), opponents, strict=False):
             for _name, runs in sorted(table.items()):
                 n = min(len(r["curve"]) for r in runs)
                 x = np.mean([[p["env_steps"] for p in r["curve"][:n]] for r in runs], axis=0)

@@ -22,6 +22,11 @@ made by different algorithms and frameworks compare:
   (:meth:`agents.benchmark.protocol.Protocol.seed_of`) against :attr:`TrainingProtocol.
   test_opponents`; the learning curve is measured on validation deals drawn from other seeds
   (:meth:`TrainingProtocol.validation_seed`), so nothing measured along the way touches the test.
+- **The exact setting** (:data:`~agents.benchmark.protocol.TINY_2P`, ``tiny-2p``: the small
+  track): a set small enough for the exact solver. Its runs train on one-hand episodes with
+  the hand's points as the reward, and every curve point and the final policy get their exact
+  NashConv beside their matches (:mod:`agents.benchmark.exact_measure`). Its 300k tier is the
+  small track's budget.
 - **Seeds**: at least :attr:`TrainingProtocol.min_seeds` per row; the table gives the mean,
   each seed's result, and a bootstrap interval over seeds (:mod:`agents.benchmark.over_seeds`).
 """
@@ -30,7 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agents.benchmark.protocol import FULL, Protocol, Setting
+from agents.benchmark.protocol import FULL, TINY_2P, Protocol, Setting
 from agents.eval.match import derive_seed
 
 TRACKS: dict[str, str] = {
@@ -54,8 +59,11 @@ class Tier:
         return env_steps + imitation_samples <= self.budget
 
 
-TIERS: dict[str, Tier] = {t.name: t for t in (Tier("2M", 2_000_000), Tier("10M", 10_000_000))}
-"""The budget tiers: 2M, which every algorithm runs, and 10M, for those fast enough here."""
+TIERS: dict[str, Tier] = {
+    t.name: t for t in (Tier("300k", 300_000), Tier("2M", 2_000_000), Tier("10M", 10_000_000))
+}
+"""The budget tiers: 2M, which every algorithm runs on the full set; 10M, for those fast enough
+here; 300k, the small track's (the exact setting's)."""
 
 
 @dataclass(frozen=True)
@@ -77,19 +85,29 @@ class TrainingProtocol:
     """The observation's per-action blocks every row uses."""
     tiers: dict[str, Tier] = field(default_factory=lambda: dict(TIERS))
     """Its budget tiers."""
+    exact_settings: tuple[Setting, ...] = (TINY_2P,)
+    """Its settings beyond the evaluation protocol's, measured exactly."""
 
     @property
     def smoke(self) -> bool:
         """Whether this is a configuration for tests (tiny networks and batches)."""
         return self.name.endswith("-reduced")
 
+    @property
+    def settings(self) -> tuple[Setting, ...]:
+        """Every setting it trains in: the evaluation protocol's and its exact ones."""
+        return self.evaluation.settings + self.exact_settings
+
     def setting(self, name: str) -> Setting:
-        """The evaluation protocol's setting ``name``.
+        """The setting ``name`` (of :attr:`settings`).
 
         Raises:
             KeyError: if there is none.
         """
-        return self.evaluation.setting(name)
+        for s in self.settings:
+            if s.name == name:
+                return s
+        raise KeyError(name)
 
     def test_seed(self, setting: Setting, opponent: str) -> int:
         """The test deals' seed: the evaluation protocol's own for ``setting`` and

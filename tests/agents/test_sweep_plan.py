@@ -111,6 +111,32 @@ def test_the_table_gives_each_row_its_seeds_and_their_interval() -> None:
     assert "--seeds 0 1 2" in text
 
 
+def test_the_exact_setting_trains_on_its_set_and_its_table_shows_the_exact_value(
+    tmp_path: Path,
+) -> None:
+    """tiny-2p: every recipe's command carries the set, hand size and one-hand episode (and
+    the hand's points as the reward where a trainer takes one); its table adds each row's exact
+    NashConv over seeds."""
+    planned = plan(TRAIN_V1, ["trainpy-ppo", "rllib-ppo", "benchmarl-mappo", "openspiel-nfsp"],
+                   ["tiny-2p"], ["tabula_rasa"], ["300k"], [0], tmp_path)  # fmt: skip
+    for p in planned:
+        argv = p.recipe.command(p.run)
+        assert argv[argv.index("--max_pip") + 1] == "2"
+        assert argv[argv.index("--hand_size") + 1] == "2"
+        assert argv[argv.index("--episode") + 1] == "hand" and argv.count("--episode") == 1
+        assert ("--reward" in argv) == (p.recipe.name != "openspiel-nfsp")
+    (p,) = plan(TRAIN_V1, ["trainpy-ppo"], ["pagat-2p"], ["tabula_rasa"], ["2M"], [0], tmp_path)
+    assert "--max_pip" not in p.recipe.command(p.run)
+    exact = [
+        fake_result("trainpy-ppo", s, 0.5, setting="tiny-2p",
+                    exact={"nash_conv": v, "utility_range": 10.0})
+        for s, v in ((0, 0.2), (1, 0.3), (2, 0.4))
+    ]  # fmt: skip
+    text = markdown(exact)
+    assert "exact NashConv as it plays" in text and "| 0.300 [0.2" in text and "(3.0%)" in text
+    assert "exact NashConv" not in markdown([fake_result("trainpy-ppo", s, 0.5) for s in range(3)])
+
+
 def test_a_row_short_of_seeds_mixing_commands_or_twice_is_refused() -> None:
     three = [fake_result("trainpy-ppo", s, 0.5) for s in range(3)]
     with pytest.raises(SweepError, match="asks for 3"):
