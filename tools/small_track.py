@@ -5,22 +5,24 @@ and OpenSpiel's ``nash_conv`` both solve), every number here is exact, not a pro
 
 - **PPO** (``train.py``, tabula rasa: self-play against its own snapshots, no teacher),
   **MAPPO** (BenchMARL's, every seat one shared policy) and **NFSP** (OpenSpiel's, through
-  ``python -m allfives_openspiel.train``) train for the same budget of env steps (a decision
-  of the policy being trained, in whichever seat), from each seed, keeping ``--curve_points``
-  policies along the way; each point's exact NashConv is measured (PPO's as it samples, the
-  softmax over its legal actions, and as it plays in ``allfives eval``, its most likely
-  action; MAPPO's exported actor as it plays, its most likely action; NFSP's average
-  policy);
+  ``python -m allfives_openspiel.train``) are the sweep's recipes on its exact setting
+  ``tiny-2p`` (``allfives sweep --settings tiny-2p --tiers 300k``: the same budget of env
+  steps, a decision of the policy being trained in whichever seat, ten policies kept along
+  the way), from each seed; the sweep measures each point's exact NashConv
+  (:mod:`agents.benchmark.exact_measure`: PPO's as it samples, the softmax over its legal
+  actions, and as it plays in ``allfives eval``, its most likely action; MAPPO's exported
+  actor as it plays, its most likely action; NFSP's average policy);
 - the benchmark's **approximate best response** (``train.py`` against the frozen agent, the
   large settings' budget: imitation of the heuristic, then PPO) is trained against fixed agents
   on the tiny game, and its exact gain against the agent is set beside the exact best
   response's: how far below the exact exploitability the large settings' proxy lands.
 
-Each run is a folder under ``--out`` (done runs are kept and not run again); ``result.json``
-holds every figure with its command, the commit, versions and the machine; the report prints
-Markdown and draws ``small_track.png``::
+Each run is a folder under ``--out`` (the learners' under ``OUT/sweep``, each with its own
+result file; done runs are kept and not run again); ``result.json`` holds the best responses'
+figures with their commands, the commit, versions and the machine; the report prints Markdown
+and draws ``small_track.png``::
 
-    python tools/small_track.py --out runs/small_track --seeds 0 1 2 --env_steps 300000
+    python tools/small_track.py --out runs/small_track --seeds 0 1 2
 
 Run it on a quiet machine for the times (the figures themselves do not depend on the load).
 """
@@ -31,7 +33,6 @@ import argparse
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -76,36 +77,6 @@ def run(cmd: list[str], log: Path) -> float:
     return time.perf_counter() - t0
 
 
-def ppo_command(folder: Path, seed: int, steps: int, points: int) -> list[str]:
-    return [
-        sys.executable, "train.py", "--config", "configs/tabula_rasa.yaml",
-        "--runs", str(folder), "--name", "train", "--preset", "pagat", "--num_players", "2",
-        *GAME, "--episode", "hand", "--reward", "points", "--seed", str(seed),
-        "--total_timesteps", str(steps), "--imitation_samples", "0",
-        "--snapshot_every", str(max(1, steps // 20)), "--eval_every", str(steps),
-        "--eval_matches", "20", "--final_eval_matches", "0",
-        "--curve_points", str(points), "--no-progress",
-    ]  # fmt: skip
-
-
-def mappo_command(folder: Path, seed: int, steps: int, points: int) -> list[str]:
-    return [
-        sys.executable, "-m", "allfives_benchmarl.train", "--algorithm", "mappo",
-        "--task", "PAGAT_2P", *GAME, "--episode", "hand", "--reward", "points",
-        "--frames", str(steps), "--frames_per_batch", str(max(64, min(6400, steps // 64 * 64))),
-        "--minibatch_size", str(max(64, min(800, steps // 64 * 64))), "--seed", str(seed),
-        "--out", str(folder / "train"), "--curve_points", str(points),
-    ]  # fmt: skip
-
-
-def nfsp_command(folder: Path, seed: int, steps: int, points: int) -> list[str]:
-    return [
-        sys.executable, "-m", "allfives_openspiel.train", "--out", str(folder / "train"),
-        "--preset", "pagat", "--players", "2", *GAME, "--episode", "hand",
-        "--env_steps", str(steps), "--curve_points", str(points), "--seed", str(seed),
-    ]  # fmt: skip
-
-
 def br_command(folder: Path, opponent: str, seed: int) -> list[str]:
     """The benchmark's best response (its budget and flags) to ``opponent``, on the tiny game."""
     from agents.benchmark.protocol import FULL
@@ -114,17 +85,6 @@ def br_command(folder: Path, opponent: str, seed: int) -> list[str]:
     cmd = best_response_command(opponent, FULL.setting("pagat-2p"), FULL, folder, 1)
     cmd[cmd.index("--seed") + 1] = str(seed)
     return [*cmd, *GAME, "--episode", "hand", "--reward", "points"]
-
-
-def curve_agents(run_dir: Path) -> list[tuple[int, str]]:
-    """A run's curve points: (env steps, agent spec with its path made absolute)."""
-    index = json.loads((run_dir / "curve" / "index.json").read_text())
-    out = []
-    for p in index["points"]:
-        kind, _, path = p["agent"].rpartition(":")
-        spec = f"{kind}:{run_dir / path}" if kind else str(run_dir / path)
-        out.append((int(p["env_steps"]), spec))
-    return out
 
 
 class Measure:
@@ -160,38 +120,22 @@ class Measure:
         return out
 
 
-def trainer_runs(args: argparse.Namespace, m: Measure) -> list[dict[str, Any]]:
-    rows = []
-    trainers = (
-        ("train.py PPO", ppo_command),
-        ("BenchMARL MAPPO", mappo_command),
-        ("OpenSpiel NFSP", nfsp_command),
-    )
-    for name, make in trainers:
-        for seed in args.seeds:
-            folder = args.out / name.split()[-1].lower() / f"seed{seed}"
-            done = folder / "result.json"
-            if done.exists():
-                rows.append(json.loads(done.read_text()))
-                continue
-            folder.mkdir(parents=True, exist_ok=True)
-            cmd = make(folder, seed, args.env_steps, args.curve_points)
-            print(f"small_track: {name} seed {seed}", flush=True)
-            seconds = run(cmd, folder / "train.log")
-            curve = []
-            for steps, spec in curve_agents(folder / "train"):
-                point: dict[str, Any] = {"env_steps": steps}
-                if name == "train.py PPO":
-                    point["nash_conv"] = m.nash_conv(spec, sample=True)
-                    point["nash_conv_most_likely"] = m.nash_conv(spec)
-                else:
-                    point["nash_conv"] = m.nash_conv(spec)
-                curve.append(point)
-            row = {"algorithm": name, "seed": seed, "command": cmd, "seconds": round(seconds, 1),
-                   "commit": source().get("commit"), "curve": curve}  # fmt: skip
-            done.write_text(json.dumps(row, indent=1))
-            rows.append(row)
-    return rows
+TRAINERS = ("trainpy-ppo", "benchmarl-mappo", "openspiel-nfsp")
+"""The small track's recipes (:mod:`agents.benchmark.recipes`)."""
+
+
+def trainer_runs(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The learners' runs: ``allfives sweep`` of :data:`TRAINERS` on the exact setting
+    ``tiny-2p``, the tier ``--tier`` (300k) of ``--protocol``, tabula rasa, into ``OUT/sweep``
+    (done runs are kept); each run's result file (its curve measured exactly at every
+    point)."""
+    from agents.benchmark.sweep import plan, run_sweep
+    from agents.benchmark.training import TRAINING_PROTOCOLS
+
+    protocol = TRAINING_PROTOCOLS[args.protocol]
+    where = args.out / "sweep"
+    planned = plan(protocol, TRAINERS, ["tiny-2p"], ["tabula_rasa"], [args.tier], args.seeds, where)
+    return run_sweep(planned, progress=False)
 
 
 def br_runs(args: argparse.Namespace, m: Measure) -> list[dict[str, Any]]:
@@ -242,8 +186,8 @@ def fixed_rows(m: Measure) -> list[tuple[str, float]]:
 
 READS: dict[str, tuple[tuple[str, str], ...]] = {
     "train.py PPO": (
-        ("as it samples", "nash_conv"),
-        ("most likely action", "nash_conv_most_likely"),
+        ("as it samples", "nash_conv_sampled"),
+        ("most likely action", "nash_conv"),
     ),
     "BenchMARL MAPPO": (("most likely action", "nash_conv"),),
     "OpenSpiel NFSP": (("average policy", "nash_conv"),),
@@ -257,13 +201,13 @@ def curves(rows: list[dict[str, Any]]) -> list[tuple[str, list[float], list[list
     equal, the step a point lands on differs a little)."""
     out = []
     for name, reads in READS.items():
-        runs = [r for r in rows if r["algorithm"] == name]
+        runs = [r for r in rows if r["label"] == name]
         if not runs:
             continue
         k = min(len(r["curve"]) for r in runs)
         steps = [float(np.mean([r["curve"][i]["env_steps"] for r in runs])) for i in range(k)]
         for label, key in reads:
-            vals = [[float(r["curve"][i][key]) for r in runs] for i in range(k)]
+            vals = [[float(r["curve"][i]["exact"][key]) for r in runs] for i in range(k)]
             out.append((f"{name}, {label}", steps, vals))
     return out
 
@@ -335,11 +279,15 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", type=Path, required=True, help="the folder of the runs")
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    p.add_argument("--env_steps", type=int, default=300_000, help="each learner's budget")
+    p.add_argument(
+        "--protocol",
+        default="allfives-train/1",
+        help="the training protocol (allfives-train/1-reduced with --tier smoke: a smoke test)",
+    )
+    p.add_argument("--tier", default="300k", help="the learners' budget tier (default 300k)")
     p.add_argument(
         "--br_seeds", type=int, nargs="+", help="the best responses' seeds (default: --seeds)"
     )
-    p.add_argument("--curve_points", type=int, default=10)
     p.add_argument(
         "--opponents", nargs="*", default=["heuristic", "greedy", "random"],
         help="agents whose best response is trained (the benchmark's budget; none: no best "
@@ -348,13 +296,13 @@ def main() -> None:
     args = p.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     m = Measure()
-    rows = trainer_runs(args, m)
+    rows = trainer_runs(args)
     brs = br_runs(args, m)
     from agents.benchmark.provenance import machine, versions
 
     text = report(rows, brs, m, args.out)
     about = {"machine": machine(), "source": source(), "versions": versions()}
-    result = {"runs": rows, "best_responses": brs, **about}
+    result = {"runs": [r["agent"] for r in rows], "best_responses": brs, **about}
     (args.out / "result.json").write_text(json.dumps(result, indent=1))
     print(text)
 

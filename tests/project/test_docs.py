@@ -153,8 +153,8 @@ SHORTER: list[tuple[str, str]] = [
      r"\1--threads 1 --cycles 1"),
     (r"^(python tools/device_speed\.py learner .*)--updates \d+$", r"\1--updates 1"),
     (
-        r"^(python tools/small_track\.py .*)--seeds [\d ]+--env_steps \d+$",
-        r"\1--seeds 0 --env_steps 640 --curve_points 1 --opponents",
+        r"^(python tools/small_track\.py .*)--seeds [\d ]+$",
+        r"\1--seeds 0 --protocol allfives-train/1-reduced --tier smoke --opponents",
     ),
     (r"^(python tools/teacher_scaling\.py) .*$", r"\1 --positions 8 --spec batchsearch:worlds=2"),
     (
