@@ -48,7 +48,7 @@ same seed plays the same games (a full reset without a new seed moves on to ``se
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import torch
@@ -60,10 +60,11 @@ from agents.training.groups import GROUP as GROUP  # (the group's name, as this 
 from agents.training.groups import seat_groups
 from allfives_env.core.rules import Rules
 from allfives_env.envs.settings import (
-    DEFAULT_MAX_CYCLES,
+    EnvSettings,
+    SettingsArgs,
     check_seed,
     next_seed,
-    rules_of,
+    settings_of,
 )
 from allfives_env.vector.engine import VectorGame
 from allfives_env.vector.errors import VectorActionError
@@ -79,8 +80,11 @@ class AllFivesTorchEnv(EnvBase):  # type: ignore[misc]
     """N games of All Fives, every seat an agent of the ``"players"`` group (see the module
     docstring for the keys, turns and masks).
 
-    ``rules``, ``num_players``, ``partnerships``, ``episode``, ``reward``, ``forced_actions``,
-    ``action_features`` and ``max_cycles`` are as for :func:`allfives_env.env`; ``teams`` as
+    ``rules`` and the keywords ``num_players``, ``partnerships``, ``episode``, ``reward``,
+    ``forced_actions``, ``action_features`` and ``max_cycles`` are as for
+    :func:`allfives_env.env`: :class:`EnvSettings`' fields, with :meth:`EnvSettings.of`'s
+    defaults but ``forced_actions``, ``"auto"`` here, held as :attr:`settings`; ``rules`` may
+    be an :class:`EnvSettings` itself (then give none of those keywords). ``teams`` is as
     :func:`agents.training.groups.seat_groups`.
 
     Args:
@@ -89,39 +93,31 @@ class AllFivesTorchEnv(EnvBase):  # type: ignore[misc]
         device: where the tensors live (the engine runs on the CPU).
 
     Raises:
-        EnvConfigError: for a bad argument (a ``RulesError`` for bad rules).
+        EnvConfigError: for a bad argument (a ``RulesError`` for bad rules), or settings given
+            both as an :class:`EnvSettings` and as keywords.
     """
 
     batch_locked = True
+    DEFAULTS: SettingsArgs = {"forced_actions": "auto"}  # noqa: RUF012
+    """The settings' defaults that differ from :meth:`EnvSettings.of`'s."""
 
     def __init__(
         self,
         num_envs: int,
-        rules: str | Rules = "pagat",
+        rules: str | Rules | EnvSettings = "pagat",
         *,
-        num_players: int | None = None,
-        partnerships: bool | None = None,
-        episode: str = "match",
-        reward: str = "win",
-        forced_actions: str = "auto",
-        action_features: bool | str = False,
-        max_cycles: int | None = DEFAULT_MAX_CYCLES,
         teams: bool | None = None,
         seed: int | None = None,
         device: Any = "cpu",
+        **settings: Unpack[SettingsArgs],
     ):
-        table = rules_of(rules, num_players, partnerships)
+        the = settings_of(rules, settings, self.DEFAULTS)
+        table = the.rules
         groups = seat_groups(table, teams)
-        self.vg = VectorGame(
-            table,
-            num_envs,
-            episode=episode,
-            reward=reward,
-            forced_actions=forced_actions,
-            action_features=action_features,
-            max_cycles=max_cycles,
-        )
+        self.vg = VectorGame(the, num_envs)
         super().__init__(device=device, batch_size=torch.Size([num_envs]))
+        self.settings = the
+        """What every game plays."""
         self.rules = table
         self.encoding = self.vg.encoding
         self.num_envs = num_envs

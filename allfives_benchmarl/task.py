@@ -37,7 +37,7 @@ from torchrl.envs import EnvBase
 from agents.training.groups import seat_groups, summed_over_opponents
 from allfives_benchmarl.env import AllFivesTorchEnv
 from allfives_env.core.rules import Rules
-from allfives_env.envs.settings import DEFAULT_MAX_CYCLES, EnvConfigError, rules_of
+from allfives_env.envs.settings import DEFAULT_MAX_CYCLES, EnvConfigError, EnvSettings, rules_of
 
 
 @dataclass
@@ -72,28 +72,49 @@ class AllFivesTaskConfig:
     (``False``); see :func:`agents.training.groups.seat_groups`."""
 
     def table(self) -> Rules:
-        """The rules this config plays.
+        """The rules this config plays (:func:`rules_of`: the preset's, on the set of
+        :attr:`max_pip`, with :attr:`hand_size` where it is set).
 
         Raises:
             RulesError: for rules the engine refuses (a hand that does not fit the set).
         """
-        rules = rules_of(self.rules, self.num_players, self.partnerships)
-        changed = {"max_pip": self.max_pip} | (
-            {"hand_size": self.hand_size} if self.hand_size else {}
+        return rules_of(
+            self.rules,
+            self.num_players,
+            self.partnerships,
+            max_pip=self.max_pip,
+            hand_size=self.hand_size or None,
         )
-        return rules.replace(**changed)
+
+    def settings(self) -> EnvSettings:
+        """The settings of this config's environment: :meth:`table` and the fields of
+        :class:`EnvSettings`' names.
+
+        Raises:
+            RulesError: for rules the engine refuses; an :class:`EnvConfigError` for a bad
+                setting (:meth:`EnvSettings.of`).
+        """
+        return EnvSettings.of(
+            self.table(),
+            episode=self.episode,
+            reward=self.reward,
+            forced_actions=self.forced_actions,
+            action_features=self.action_features,
+            max_cycles=self.max_cycles,
+        )
 
     def groups(self) -> dict[str, list[int]]:
         """Its agent groups' seats."""
         return seat_groups(self.table(), self.teams)
 
     def env_kwargs(self) -> dict[str, Any]:
-        """The keyword arguments of :class:`AllFivesTorchEnv` (all but ``num_envs``)."""
-        kwargs = dataclasses.asdict(self)
-        for key in ("max_steps", "max_pip", "hand_size"):
-            kwargs.pop(key)
-        kwargs["rules"] = self.table()
-        return kwargs
+        """The keyword arguments of :class:`AllFivesTorchEnv` (all but ``num_envs``): the
+        :meth:`settings` as ``rules``, and ``teams``.
+
+        Raises:
+            RulesError: as :meth:`settings`.
+        """
+        return {"rules": self.settings(), "teams": self.teams}
 
     @classmethod
     def from_dict(cls, config: dict[str, Any]) -> AllFivesTaskConfig:

@@ -111,10 +111,14 @@ def rules_from_args(args: argparse.Namespace) -> Rules:
     Raises:
         RulesError: for rules the engine refuses.
     """
-    rules = rules_of(args.preset, args.players, args.partnerships)
-    keys = ("max_pip", "hand_size", "target")
-    changed = {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
-    return rules.replace(**changed) if changed else rules
+    return rules_of(
+        args.preset,
+        args.players,
+        args.partnerships,
+        max_pip=getattr(args, "max_pip", None),
+        hand_size=getattr(args, "hand_size", None),
+        target=getattr(args, "target", None),
+    )
 
 
 def add_force_option(p: argparse.ArgumentParser, what: str = "an output file") -> None:

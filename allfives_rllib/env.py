@@ -31,7 +31,7 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from allfives_env.core.rules import Rules
 from allfives_env.envs.aec import raw_env
-from allfives_env.envs.settings import EnvConfigError
+from allfives_env.envs.settings import EnvConfigError, EnvSettings
 
 ENV_KEYS = (
     "preset",
@@ -66,7 +66,9 @@ class AllFivesMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
     """The AEC environment as an RLlib ``MultiAgentEnv`` (see the module docstring).
 
     ``config`` holds any of :data:`ENV_KEYS`; ``preset`` is the AEC env's ``rules`` by name,
-    ``rules`` the fields of a :class:`~allfives_env.core.rules.Rules` (a smaller set, say).
+    ``rules`` the fields of a :class:`~allfives_env.core.rules.Rules` (a smaller set, say);
+    the settings (all but ``critic_state``) are :class:`EnvSettings`' fields, held as
+    :attr:`settings`.
 
     Raises:
         EnvConfigError: for an unknown key or a bad value (a ``RulesError``).
@@ -90,7 +92,9 @@ class AllFivesMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
         if "preset" in config:
             config["rules"] = config.pop("preset")
         self.raw = raw_env(**config)
-        self.rules = self.raw.rules
+        self.settings: EnvSettings = self.raw.settings
+        """What the environment plays (the AEC environment's :class:`EnvSettings`)."""
+        self.rules = self.settings.rules
         enc = self.raw.encoding
         low, high = enc.observation_bounds()
         parts: dict[str, spaces.Space[Any]] = {

@@ -40,7 +40,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from agents.learned import PolicySpec
 from agents.training.table import Pool
 from allfives_env.core.rules import Rules
-from allfives_env.envs.settings import EnvConfigError, next_seed
+from allfives_env.envs.settings import EnvConfigError, EnvSettings, next_seed
 from allfives_env.vector.single_agent import LearnerBatch, learner_state_size
 from allfives_env.vector.state import F32, BoolArray
 
@@ -67,8 +67,9 @@ class TableVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
 
     ``config`` keys: ``num_envs``; ``rules`` (a :class:`Rules` as a dict of its fields);
     ``episode``, ``reward``, ``forced_actions``, ``action_features`` as for
-    :func:`allfives_env.env`; ``critic_state``; ``baselines``, ``baseline_prob``,
-    ``pool_size`` (the table's); ``start_scores`` (as :class:`LearnerBatch`'s).
+    :func:`allfives_env.env` (with ``rules``, :class:`EnvSettings`' fields, held as
+    :attr:`settings`); ``critic_state``; ``baselines``, ``baseline_prob``, ``pool_size`` (the
+    table's); ``start_scores`` (as :class:`LearnerBatch`'s).
 
     Raises:
         EnvConfigError: for a missing or bad key.
@@ -84,21 +85,24 @@ class TableVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
             num_envs = int(config["num_envs"])
         except (KeyError, TypeError, ValueError) as e:
             raise EnvConfigError(f"the table's env config needs 'rules' and 'num_envs': {e}") from e
-        features = config.get("action_features", "outlook")
+        self.settings = EnvSettings.of(
+            rules,
+            episode=config.get("episode", "match"),
+            reward=config.get("reward", "points+win"),
+            forced_actions=config.get("forced_actions", "auto"),
+            action_features=config.get("action_features", "outlook"),
+        )
+        """What every game plays."""
         table = TableSettings(
             list(config.get("baselines", TableSettings().baselines)),
             float(config.get("baseline_prob", 1.0)),
             int(config.get("pool_size", 8)),
         )
-        self.pool = Pool(table, PolicySpec(rules, features))
+        self.pool = Pool(table, PolicySpec(rules, self.settings.action_features))
         self.batch = LearnerBatch(
             num_envs,
-            rules,
+            self.settings,
             opponents="random",  # replaced by the pool's picks
-            episode=config.get("episode", "match"),
-            reward=config.get("reward", "points+win"),
-            forced_actions=config.get("forced_actions", "auto"),
-            action_features=features,
             start_scores=float(config.get("start_scores", 0.0)),
         )
         self.batch.set_lineup(self.pool.agents, self.pool.pick)

@@ -67,6 +67,7 @@ from allfives_env.core.errors import AllFivesError, RecordError, shorten
 from allfives_env.core.records import decode_json
 from allfives_env.core.rules import PRESETS, Rules
 from allfives_env.core.seeds import SEED_LIMIT
+from allfives_env.envs.settings import rules_of
 from allfives_web.bodies import StrictJSONRoute
 from allfives_web.catalogue import HUMAN, Catalogue
 from allfives_web.guard import RequestGuard, error_response
@@ -298,15 +299,20 @@ def _client(request: Request) -> str:
 
 
 def _rules(body: NewGame) -> Rules:
-    extra: dict[str, Any] = {} if body.partnerships is None else {"partnerships": body.partnerships}
-    if body.max_pip != 6:
-        extra["max_pip"] = body.max_pip
-    if body.hand_size is not None:
-        extra["hand_size"] = body.hand_size
-    if body.target is not None:
-        extra["target"] = body.target
+    """The rules ``body`` asks for (:func:`rules_of`).
+
+    Raises:
+        WebError: 422, with the engine's message, for rules it refuses.
+    """
     try:
-        return Rules.preset(body.preset, body.players, **extra)
+        return rules_of(
+            body.preset,
+            body.players,
+            body.partnerships,
+            max_pip=body.max_pip,
+            hand_size=body.hand_size,
+            target=body.target,
+        )
     except AllFivesError as e:
         raise WebError(str(e), 422) from None
 

@@ -24,7 +24,7 @@ from typing import Any, NoReturn, TypeVar
 from agents.training.errors import ConfigError as ConfigError  # (re-exported: its old home)
 from allfives_env.core.errors import RulesError
 from allfives_env.core.rules import Rules
-from allfives_env.envs.settings import EPISODES, FORCED, REWARDS, rules_of
+from allfives_env.envs.settings import EPISODES, FORCED, REWARDS, EnvSettings, rules_of
 
 T = TypeVar("T")
 Check = tuple[bool, str, str]
@@ -119,19 +119,37 @@ class Settings:
 
     def rules(self) -> Rules:
         """The rules this config trains on: the preset's, on the set of :attr:`max_pip`, with
-        :attr:`hand_size` and :attr:`target` where they are set.
+        :attr:`hand_size` and :attr:`target` where they are set (:func:`rules_of`).
 
         Raises:
             RulesError: for an unknown preset, a bad player count, or a set, hand size or
                 target the rules refuse.
         """
-        rules = rules_of(self.preset, self.num_players, self.partnerships)
-        changed: dict[str, int] = {"max_pip": self.max_pip}
-        if self.hand_size:
-            changed["hand_size"] = self.hand_size
-        if self.target:
-            changed["target"] = self.target
-        return rules.replace(**changed)
+        return rules_of(
+            self.preset,
+            self.num_players,
+            self.partnerships,
+            max_pip=self.max_pip,
+            hand_size=self.hand_size or None,
+            target=self.target or None,
+        )
+
+    def env_settings(self) -> EnvSettings:
+        """The settings of the environment this config trains in: :meth:`rules`, and the
+        fields of :class:`EnvSettings`' names (the default ``max_cycles``).
+
+        Raises:
+            RulesError: as :meth:`rules`; an :class:`EnvConfigError` for a setting
+                :meth:`EnvSettings.of` refuses (:meth:`checks` refuses it first, as a
+                :class:`ConfigError`).
+        """
+        return EnvSettings.of(
+            self.rules(),
+            episode=self.episode,
+            reward=self.reward,
+            forced_actions=self.forced_actions,
+            action_features=self.action_features,
+        )
 
     def checks(
         self,

@@ -79,12 +79,8 @@ def make_table(cfg: Config, pool: Pool) -> LearnerBatch:
 
     batch = LearnerBatch(
         cfg.num_envs,
-        cfg.rules(),
+        cfg.env_settings(),
         opponents="random",  # replaced by the pool's picks below
-        episode=cfg.episode,
-        reward=cfg.reward,
-        forced_actions=cfg.forced_actions,
-        action_features=cfg.action_features,
         start_scores=cfg.start_scores,
     )
     batch.set_lineup(pool.agents, pool.pick)

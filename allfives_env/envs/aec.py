@@ -19,15 +19,12 @@ from allfives_env.core.errors import IllegalActionError
 from allfives_env.core.events import ActionResult
 from allfives_env.core.game import Game
 from allfives_env.core.rules import Rules
-from allfives_env.envs.blocks import feature_set
 from allfives_env.envs.rewards import points_rewards, win_rewards
 from allfives_env.envs.settings import (
     DEFAULT_MAX_CYCLES,
-    EPISODES,
-    FORCED,
     RENDER_MODES,
-    REWARDS,
     EnvConfigError,
+    EnvSettings,
     Episode,
     EpisodeOverError,
     ForcedActions,
@@ -38,7 +35,8 @@ from allfives_env.envs.settings import (
     check_seed,
     choose,
     done_agent_error,
-    rules_of,
+    given_settings,
+    settings_of,
     short_repr,
 )
 from allfives_env.envs.spaces import Encoding, MaskArray, ObsArray
@@ -64,8 +62,14 @@ class ActionSpace(spaces.Discrete):  # type: ignore[type-arg, unused-ignore]  # 
 class raw_env(AECEnv[str, dict[str, Any], int]):
     """All Fives as a PettingZoo AEC environment (see :mod:`allfives_env.envs.allfives_v1`).
 
+    The settings (``rules``, ``num_players``, ``partnerships``, ``episode``, ``reward``,
+    ``forced_actions``, ``max_cycles``, ``action_features``) are :class:`EnvSettings`' fields,
+    checked by :meth:`EnvSettings.of` and held as :attr:`settings`; ``rules`` may also be an
+    :class:`EnvSettings` itself, the other settings then left at their defaults.
+
     Raises:
-        EnvConfigError: for an unknown or out-of-range argument (a :class:`RulesError`).
+        EnvConfigError: for an unknown or out-of-range argument (a :class:`RulesError`), or
+            settings given both as an :class:`EnvSettings` and as keywords.
         RulesError: for an unknown preset.
     """
 
@@ -82,7 +86,7 @@ class raw_env(AECEnv[str, dict[str, Any], int]):
     def __init__(
         self,
         num_players: int | None = None,
-        rules: str | Rules = "pagat",
+        rules: str | Rules | EnvSettings = "pagat",
         episode: Episode = "match",
         reward: RewardMode = "win",
         forced_actions: ForcedActions = "explicit",
@@ -94,29 +98,29 @@ class raw_env(AECEnv[str, dict[str, Any], int]):
         super().__init__()
         if isinstance(rules, str) and partnerships is None and self.LEGACY_PAIRS:
             partnerships = True if num_players == 4 else None
-        self.rules = rules = rules_of(rules, num_players, partnerships)
-        self.episode: Episode = choose(episode, EPISODES, "episode")
-        self.reward_mode: RewardMode = choose(reward, REWARDS, "reward")
-        self.forced_actions: ForcedActions = choose(forced_actions, FORCED, "forced_actions")
-        self._auto = forced_actions == "auto"
+        given = given_settings(
+            num_players=num_players,
+            partnerships=partnerships,
+            episode=episode,
+            reward=reward,
+            forced_actions=forced_actions,
+            max_cycles=max_cycles,
+            action_features=action_features,
+        )
+        self.settings = settings_of(rules, given)
+        """What this environment plays (every setting but ``render_mode``)."""
+        self._auto = self.settings.forced_actions == "auto"
         if render_mode is not None:
             choose(render_mode, RENDER_MODES, "render_mode")
         self.render_mode = render_mode
-        if max_cycles is not None and (type(max_cycles) is not int or max_cycles < 1):
-            raise EnvConfigError(f"max_cycles must be a positive int or None, not {max_cycles!r}")
-        self.max_cycles = max_cycles
-        try:
-            feature_set(action_features)
-        except ValueError as e:
-            raise EnvConfigError(str(e)) from None
-        self.encoding = enc = Encoding(rules, action_features)
+        self.encoding = enc = Encoding(self.rules, self.settings.action_features)
         self._zero_mask: MaskArray = np.zeros(enc.num_actions, np.int8)
         self._zero_mask.flags.writeable = False
-        n = rules.num_players
+        n = self.rules.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents: list[str] = []
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
-        self._side_of_agent = {a: rules.side_of(i) for i, a in enumerate(self.possible_agents)}
+        self._side_of_agent = {a: self.rules.side_of(i) for i, a in enumerate(self.possible_agents)}
         low, high = enc.observation_bounds()
         obs_space = spaces.Dict(
             {
@@ -132,6 +136,33 @@ class raw_env(AECEnv[str, dict[str, Any], int]):
         self.game: Game | None = None
         self._steps = 0
         self._hand_start: list[float] = []
+
+    # ------------------------------------------------------------------ settings
+
+    @property
+    def rules(self) -> Rules:
+        """The rules (:attr:`settings`')."""
+        return self.settings.rules
+
+    @property
+    def episode(self) -> Episode:
+        """``"match"`` or ``"hand"`` (:attr:`settings`')."""
+        return self.settings.episode
+
+    @property
+    def reward_mode(self) -> RewardMode:
+        """The ``reward`` setting (:attr:`settings`')."""
+        return self.settings.reward
+
+    @property
+    def forced_actions(self) -> ForcedActions:
+        """``"explicit"`` or ``"auto"`` (:attr:`settings`')."""
+        return self.settings.forced_actions
+
+    @property
+    def max_cycles(self) -> int | None:
+        """The steps after which an episode is truncated (:attr:`settings`')."""
+        return self.settings.max_cycles
 
     # ------------------------------------------------------------------ spaces
 

@@ -30,7 +30,8 @@ render_mode=None, max_cycles=10000, partnerships=None, action_features=False)``
 * `num_players`: 2, 3 or 4 (default 2, or the rules' own when `rules` is a `Rules`).
 * `rules`: a preset name (`pagat`, `spruce`, `dominoes_cc`, `pyatyorka`, `five_up`) or a
   `Rules` (`Rules.preset("pagat", 4, target=100)`; `Rules.preset("pagat", 2, max_pip=3,
-  hand_size=3)` plays the double-three set, whose arrays shrink with it: see below).
+  hand_size=3)` plays the double-three set, whose arrays shrink with it: see below); or every
+  setting at once, an `EnvSettings` (below), the other settings arguments then left out.
 * `episode`: `"match"` (hands are dealt until a side reaches its target) or `"hand"` (one hand).
 * `reward`: `"win"` (terminal, per side, zero-sum), `"points"` (dense, zero-sum: the own side's
   points minus the mean of the other sides', divided by the target, on every scoring event; over
@@ -54,6 +55,12 @@ render_mode=None, max_cycles=10000, partnerships=None, action_features=False)``
   hand. Public information that spares a learner the count's arithmetic; see `docs/spaces.md`.
 
 Bad arguments raise `EnvConfigError` (a `ValueError`) naming the argument.
+
+Every argument but `render_mode` makes one `EnvSettings` (`allfives_env.envs.settings`): its
+`rules` (from `rules`, `num_players` and `partnerships`), `episode`, `reward`, `forced_actions`,
+`action_features` and `max_cycles`. `EnvSettings.of(rules, num_players=..., episode=..., ...)`
+checks them once, as here; the other front ends (the batched engine's, TorchRL's) take the same
+keywords, every one holds the value as `settings`, and `env(rules=settings)` plays it.
 
 ### Observation Space
 

@@ -1,7 +1,9 @@
 """The environments' settings and their checks, one rule for every front end (the AEC and
-Gymnasium environments, the batched engine's front ends, RLlib's and the trainers' configs):
-episode lengths, reward modes, forced actions, render modes, reset options, seeds, seats, and
-the rules an environment is asked for (:func:`rules_of`); the errors they raise.
+Gymnasium environments, the batched engine and its front ends, RLlib's and the trainers'
+configs): what an environment plays, checked once (:class:`EnvSettings`, whose
+:meth:`~EnvSettings.of` every front end calls with its keywords, :data:`SettingsArgs`), the
+rules an environment is asked for (:func:`rules_of`), render modes, reset options, seeds,
+seats; the errors they raise.
 """
 
 from __future__ import annotations
@@ -9,11 +11,13 @@ from __future__ import annotations
 import operator
 import secrets
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any, Literal, TypedDict, Unpack, cast
 
 from allfives_env.core.errors import IllegalActionError, RulesError
 from allfives_env.core.rules import Rules
 from allfives_env.core.seeds import SEED_LIMIT, SEED_RULE, as_seed
+from allfives_env.envs.blocks import feature_set
 
 Episode = Literal["match", "hand"]
 RewardMode = Literal["win", "points", "points+win"]
@@ -129,15 +133,31 @@ def check_seat(seat: object, num_players: int, what: str) -> int:
     return s
 
 
-def rules_of(rules: str | Rules, num_players: int | None, partnerships: bool | None) -> Rules:
-    """The rules an environment is asked for: a :class:`Rules` (which ``num_players`` and
-    ``partnerships``, if given, must agree with) or a preset name (2 players by default; the
-    preset's own partnerships unless given).
+def rules_of(
+    rules: str | Rules,
+    num_players: int | None = None,
+    partnerships: bool | None = None,
+    *,
+    max_pip: int | None = None,
+    hand_size: int | None = None,
+    target: int | None = None,
+) -> Rules:
+    """The rules an environment (or a command, a config) is asked for: a :class:`Rules` (which
+    ``num_players`` and ``partnerships``, if given, must agree with) or a preset name (2
+    players by default; the preset's own partnerships unless given); ``max_pip``, ``hand_size``
+    and ``target``, where given (``None``: the preset's, or the Rules' own), replace its set,
+    hand size and target.
 
     Raises:
         EnvConfigError: for a disagreement, or rules that are neither.
-        RulesError: for an unknown preset or a bad player count.
+        RulesError: for an unknown preset, a bad player count, or a set, hand size or target
+            the rules refuse (:meth:`Rules.preset`, :meth:`Rules.replace`).
     """
+    changed = {
+        key: value
+        for key, value in (("max_pip", max_pip), ("hand_size", hand_size), ("target", target))
+        if value is not None
+    }
     if isinstance(rules, Rules):
         if num_players is not None and num_players != rules.num_players:
             raise EnvConfigError(
@@ -145,11 +165,158 @@ def rules_of(rules: str | Rules, num_players: int | None, partnerships: bool | N
             )
         if partnerships is not None and partnerships != rules.partnerships:
             raise EnvConfigError("partnerships disagrees with the rules given")
-        return rules
+        return rules.replace(**changed) if changed else rules
     if not isinstance(rules, str):
         raise EnvConfigError(f"rules must be a preset name or a Rules, not {rules!r}")
-    extra = {} if partnerships is None else {"partnerships": partnerships}
-    return Rules.preset(rules, 2 if num_players is None else num_players, **extra)
+    if partnerships is not None:
+        changed["partnerships"] = partnerships
+    return Rules.preset(rules, 2 if num_players is None else num_players, **changed)
+
+
+class SettingsArgs(TypedDict, total=False):
+    """The keyword arguments of :meth:`EnvSettings.of` (bar ``rules``), for an environment that
+    takes them as ``**settings: Unpack[SettingsArgs]``; each left out takes its default there
+    (or the environment's own, where it says so)."""
+
+    num_players: int | None
+    partnerships: bool | None
+    episode: str
+    reward: str
+    forced_actions: str
+    action_features: bool | str
+    max_cycles: int | None
+
+
+SETTINGS_DEFAULTS: SettingsArgs = {
+    "num_players": None,
+    "partnerships": None,
+    "episode": "match",
+    "reward": "win",
+    "forced_actions": "explicit",
+    "action_features": False,
+    "max_cycles": DEFAULT_MAX_CYCLES,
+}
+""":meth:`EnvSettings.of`'s defaults."""
+
+
+@dataclass(frozen=True)
+class EnvSettings:
+    """What an environment plays, checked: the one value every front end (the AEC and
+    Gymnasium environments, the batched engine and its front ends, the TorchRL and RLlib
+    environments) builds from its keywords and passes down. Build it with :meth:`of`; the
+    constructor checks the same (``rules`` must then be a :class:`Rules`), and so does
+    ``dataclasses.replace``, so an ``EnvSettings`` is always a valid one.
+
+    Raises:
+        EnvConfigError: for a field of an unknown or out-of-range value (see :meth:`of`).
+    """
+
+    rules: Rules
+    """The rules of every game."""
+    episode: Episode = "match"
+    """``"match"`` (between hands the next one is dealt at once) or ``"hand"``."""
+    reward: RewardMode = "win"
+    """``"win"`` (terminal, per side), ``"points"`` (dense) or ``"points+win"``."""
+    forced_actions: ForcedActions = "explicit"
+    """``"explicit"`` (a forced DRAW or PASS is an action to take) or ``"auto"`` (the
+    environment takes it)."""
+    action_features: bool | str = False
+    """The observation's per-action blocks (:data:`~allfives_env.envs.blocks.FEATURE_SETS`:
+    ``True`` and ``False`` are ``"basic"`` and ``"none"``), as given."""
+    max_cycles: int | None = DEFAULT_MAX_CYCLES
+    """Truncate an episode after this many steps (``None``: never)."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.rules, Rules):
+            raise EnvConfigError(f"rules must be a Rules, not {short_repr(self.rules)}")
+        choose(self.episode, EPISODES, "episode")
+        choose(self.reward, REWARDS, "reward")
+        choose(self.forced_actions, FORCED, "forced_actions")
+        max_cycles = self.max_cycles
+        if max_cycles is not None and (type(max_cycles) is not int or max_cycles < 1):
+            raise EnvConfigError(f"max_cycles must be a positive int or None, not {max_cycles!r}")
+        try:
+            feature_set(self.action_features)
+        except ValueError as e:
+            raise EnvConfigError(str(e)) from None
+
+    @classmethod
+    def of(
+        cls,
+        rules: str | Rules = "pagat",
+        *,
+        num_players: int | None = None,
+        partnerships: bool | None = None,
+        episode: str = "match",
+        reward: str = "win",
+        forced_actions: str = "explicit",
+        action_features: bool | str = False,
+        max_cycles: int | None = DEFAULT_MAX_CYCLES,
+    ) -> EnvSettings:
+        """The settings of these arguments, as every environment takes them: ``rules``,
+        ``num_players`` and ``partnerships`` as :func:`rules_of`; ``episode``, ``reward``,
+        ``forced_actions``, ``action_features`` and ``max_cycles`` the fields of the same
+        names.
+
+        Raises:
+            EnvConfigError: for rules and a player count or partnerships that disagree, rules
+                that are neither a name nor a :class:`Rules`, or an unknown or out-of-range
+                ``episode``, ``reward``, ``forced_actions``, ``max_cycles`` (a positive int or
+                ``None``) or ``action_features``, naming it (checked in that order).
+            RulesError: for an unknown preset or a bad player count.
+        """
+        return cls(
+            rules_of(rules, num_players, partnerships),
+            cast(Episode, episode),
+            cast(RewardMode, reward),
+            cast(ForcedActions, forced_actions),
+            action_features,
+            max_cycles,
+        )
+
+    @property
+    def num_players(self) -> int:
+        """The players at the table (the rules')."""
+        return self.rules.num_players
+
+
+def settings_of(
+    rules: str | Rules | EnvSettings,
+    given: SettingsArgs,
+    defaults: SettingsArgs | None = None,
+) -> EnvSettings:
+    """The settings an environment is given: ``rules`` itself where it is an
+    :class:`EnvSettings` (then ``given``, the keywords the caller passed, must be empty), else
+    :meth:`EnvSettings.of` of ``rules`` and ``given``, ``defaults`` filling in the keywords the
+    caller left out (an environment whose defaults differ from :meth:`EnvSettings.of`'s).
+
+    Raises:
+        EnvConfigError: for keywords given beside an :class:`EnvSettings` (naming them), or as
+            :meth:`EnvSettings.of`.
+        RulesError: as :meth:`EnvSettings.of`.
+        TypeError: for a keyword :meth:`EnvSettings.of` does not take.
+    """
+    if isinstance(rules, EnvSettings):
+        if given:
+            raise EnvConfigError(
+                f"give the settings as an EnvSettings or as keywords, not both "
+                f"({', '.join(sorted(given))} given beside an EnvSettings)"
+            )
+        return rules
+    merged: SettingsArgs = {**(defaults or {}), **given}
+    return EnvSettings.of(rules, **merged)
+
+
+def given_settings(**settings: Unpack[SettingsArgs]) -> SettingsArgs:
+    """The keywords of ``settings`` that differ from :data:`SETTINGS_DEFAULTS` (a value of
+    another type counts as different): what a caller gave an environment whose signature
+    spells the defaults out."""
+    out: dict[str, object] = {}
+    for key, value in settings.items():
+        default = SETTINGS_DEFAULTS[key]  # type: ignore[literal-required]
+        if type(value) is not type(default) or value != default:
+            out[key] = value
+    return cast(SettingsArgs, out)
 
 
 def check_options(options: object) -> dict[str, Any]:

@@ -28,7 +28,9 @@ from allfives_env.core.rules import Rules
 from allfives_env.envs.aec import raw_env
 from allfives_env.envs.opponents import make_agent
 from allfives_env.envs.settings import (
+    DEFAULT_MAX_CYCLES,
     EnvConfigError,
+    EnvSettings,
     EpisodeOverError,
     ResetRequiredError,
     check_options,
@@ -57,7 +59,10 @@ class AllFivesSingleAgentEnv(gym.Env[ObsArray, int]):
     """All Fives from one seat; the other seats are played by ``opponents``.
 
     ``num_players``, ``rules``, ``episode``, ``reward``, ``forced_actions``, ``render_mode``,
-    ``max_cycles``, ``partnerships`` and ``action_features`` are as for :func:`allfives_env.env`.
+    ``max_cycles``, ``partnerships`` and ``action_features`` are as for :func:`allfives_env.env`
+    (the AEC environment it runs): all but ``render_mode`` are :class:`EnvSettings`' fields,
+    held as :attr:`settings` (``rules`` may be an :class:`EnvSettings`, the other settings then
+    left at their defaults).
 
     Args:
         opponents: one opponent for every other seat, a sequence (one per other seat, in seat
@@ -78,7 +83,7 @@ class AllFivesSingleAgentEnv(gym.Env[ObsArray, int]):
     def __init__(
         self,
         num_players: int | None = None,
-        rules: str | Rules = "pagat",
+        rules: str | Rules | EnvSettings = "pagat",
         opponents: Opponent | Sequence[Opponent] | Mapping[int, Opponent] = "random",
         learner_seat: int | str = "random",
         episode: str = "match",
@@ -86,7 +91,7 @@ class AllFivesSingleAgentEnv(gym.Env[ObsArray, int]):
         forced_actions: str = "explicit",
         illegal_action: str = "penalize",
         render_mode: str | None = None,
-        max_cycles: int | None = 10_000,
+        max_cycles: int | None = DEFAULT_MAX_CYCLES,
         partnerships: bool | None = None,
         action_features: bool | str = False,
     ):
@@ -101,7 +106,9 @@ class AllFivesSingleAgentEnv(gym.Env[ObsArray, int]):
             partnerships=partnerships,
             action_features=action_features,
         )
-        self.rules = self.aec.rules
+        self.settings = self.aec.settings
+        """What this environment plays (its AEC environment's settings)."""
+        self.rules = self.settings.rules
         n = self.rules.num_players
         if learner_seat != "random" and (
             type(learner_seat) is not int or not 0 <= learner_seat < n

@@ -46,7 +46,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -54,14 +54,13 @@ from numpy.typing import ArrayLike
 from allfives_env.core.errors import RulesError
 from allfives_env.core.game import Game, check_scores
 from allfives_env.core.rules import Rules
-from allfives_env.envs.blocks import FEATURE_SETS, OUTLOOK_SETS, feature_set
+from allfives_env.envs.blocks import OUTLOOK_SETS, feature_set
 from allfives_env.envs.settings import (
-    DEFAULT_MAX_CYCLES,
-    EPISODES,
-    FORCED,
-    REWARDS,
     EnvConfigError,
+    EnvSettings,
     ResetRequiredError,
+    SettingsArgs,
+    settings_of,
 )
 from allfives_env.envs.spaces import Encoding
 from allfives_env.vector.bridge import GameBridge, HandHistory, _num
@@ -127,67 +126,49 @@ class VectorGame(GameBridge):
     :meth:`view`, :meth:`record`...) is :class:`~allfives_env.vector.bridge.GameBridge`'s.
 
     Args:
-        rules: the rules of every game.
+        rules: the rules of every game (a :class:`Rules`, or a preset name with the
+            ``num_players`` and ``partnerships`` keywords, as :func:`rules_of`), or its whole
+            settings, an :class:`EnvSettings` (then give no settings keyword).
         num_games: N.
-        episode: ``"match"`` (between hands the next one is dealt at once) or ``"hand"``.
-        reward: ``"win"``, ``"points"`` or ``"points+win"`` (as ``raw_env``).
-        forced_actions: ``"explicit"``, or ``"auto"``: a forced DRAW or PASS (the only legal
-            action) is taken by the engine until a real choice or the episode's end.
-        action_features: ``True`` adds the ``action_points`` and ``action_replies`` blocks,
-            ``"outlook"`` those and ``action_outlook`` (as :class:`Encoding`; ``"basic"`` and
-            ``"none"`` are ``True`` and ``False``).
-        max_cycles: truncate an episode after this many steps (``None``: never).
         record: keep every hand of each game's episode, for :meth:`record` and :meth:`game`.
+        settings: the keywords of :meth:`EnvSettings.of` (its defaults), :class:`EnvSettings`'
+            fields: ``episode``, ``"match"`` (between hands the next one is dealt at once) or
+            ``"hand"``; ``reward``, ``"win"``, ``"points"`` or ``"points+win"`` (as
+            ``raw_env``); ``forced_actions``, ``"explicit"``, or ``"auto"``: a forced DRAW or
+            PASS (the only legal action) is taken by the engine until a real choice or the
+            episode's end; ``action_features``, ``True`` for the ``action_points`` and
+            ``action_replies`` blocks, ``"outlook"`` those and ``action_outlook`` (as
+            :class:`Encoding`; ``"basic"`` and ``"none"`` are ``True`` and ``False``);
+            ``max_cycles``, truncate an episode after this many steps (``None``: never).
 
+    The settings are held as :attr:`settings` (also read as :attr:`rules`, :attr:`episode`,
+    :attr:`reward_mode`, :attr:`forced_actions`, :attr:`action_features`, :attr:`max_cycles`).
     Call :meth:`reset` first. Every array the engine returns is a fresh copy unless an
     ``out`` array is passed in.
 
     Raises:
-        EnvConfigError: for an unknown argument value (a ``RulesError``).
+        EnvConfigError: for an unknown argument value (a ``RulesError``), or settings given
+            both as an :class:`EnvSettings` and as keywords.
     """
 
     def __init__(
         self,
-        rules: Rules,
+        rules: str | Rules | EnvSettings,
         num_games: int,
         *,
-        episode: str = "match",
-        reward: str = "win",
-        forced_actions: str = "explicit",
-        action_features: bool | str = False,
-        max_cycles: int | None = DEFAULT_MAX_CYCLES,
         record: bool = False,
+        **settings: Unpack[SettingsArgs],
     ):
-        if not isinstance(rules, Rules):
-            raise EnvConfigError(f"rules must be a Rules, not {rules!r}")
+        self.settings = the = settings_of(rules, settings)
+        """What every game plays."""
         if type(num_games) is not int or num_games < 1:
             raise EnvConfigError(f"num_games must be a positive int, not {num_games!r}")
-        for value, allowed, name in (
-            (episode, EPISODES, "episode"),
-            (reward, REWARDS, "reward"),
-            (forced_actions, FORCED, "forced_actions"),
-        ):
-            if value not in allowed:
-                raise EnvConfigError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
-        if max_cycles is not None and (type(max_cycles) is not int or max_cycles < 1):
-            raise EnvConfigError(f"max_cycles must be a positive int or None, not {max_cycles!r}")
-        if type(action_features) is not bool and (
-            type(action_features) is not str or action_features not in FEATURE_SETS
-        ):
-            raise EnvConfigError(
-                f"action_features must be True, False or one of {', '.join(FEATURE_SETS)}, "
-                f"not {action_features!r}"
-            )
         if type(record) is not bool:
             raise EnvConfigError(f"record must be a bool, not {record!r}")
+        rules, action_features = the.rules, the.action_features
         check_fits(num_games * bytes_per_game(rules, action_features), f"{num_games:,} games")
         self.rules = rules
         self.num_games = n = num_games
-        self.episode = episode
-        self.reward_mode = reward
-        self.forced_actions = forced_actions
-        self.action_features = action_features
-        self.max_cycles = max_cycles
         self.recording = record
         self.encoding = enc = Encoding(rules, action_features)
         self.num_players = rules.num_players
@@ -197,11 +178,11 @@ class VectorGame(GameBridge):
         self.state_size = enc.state_size
         self.cfg: I64 = make_config(
             rules,
-            episode_hand=episode == "hand",
-            auto=forced_actions == "auto",
-            reward_points="points" in reward,
-            reward_win="win" in reward,
-            max_cycles=max_cycles or 0,
+            episode_hand=the.episode == "hand",
+            auto=the.forced_actions == "auto",
+            reward_points="points" in the.reward,
+            reward_win="win" in the.reward,
+            max_cycles=the.max_cycles or 0,
             action_features=action_features,
         )
         self.st = np.zeros((n, WIDTH), np.int32)
@@ -229,6 +210,33 @@ class VectorGame(GameBridge):
         # now hold, as rows of redeal()'s own arrays (read only when a game is rebuilt)
         self._redealt: dict[int, tuple[int, I64, I64]] = {}
         self._ready = False
+
+    # ------------------------------------------------------------------ settings
+
+    @property
+    def episode(self) -> str:
+        """``"match"`` or ``"hand"`` (:attr:`settings`')."""
+        return self.settings.episode
+
+    @property
+    def reward_mode(self) -> str:
+        """The ``reward`` setting (:attr:`settings`')."""
+        return self.settings.reward
+
+    @property
+    def forced_actions(self) -> str:
+        """``"explicit"`` or ``"auto"`` (:attr:`settings`')."""
+        return self.settings.forced_actions
+
+    @property
+    def action_features(self) -> bool | str:
+        """The observation's per-action blocks, as given (:attr:`settings`')."""
+        return self.settings.action_features
+
+    @property
+    def max_cycles(self) -> int | None:
+        """The steps after which an episode is truncated (:attr:`settings`')."""
+        return self.settings.max_cycles
 
     # ------------------------------------------------------------------ episodes
 

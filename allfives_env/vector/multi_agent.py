@@ -26,12 +26,18 @@ belong to its next episode.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
 from allfives_env.core.rules import Rules
-from allfives_env.envs.settings import DEFAULT_MAX_CYCLES, ResetRequiredError, next_seed, rules_of
+from allfives_env.envs.settings import (
+    EnvSettings,
+    ResetRequiredError,
+    SettingsArgs,
+    next_seed,
+    settings_of,
+)
 from allfives_env.vector.engine import VectorGame
 from allfives_env.vector.rng import derive_seeds
 from allfives_env.vector.state import F32, I8, I64, BoolArray
@@ -40,39 +46,30 @@ from allfives_env.vector.state import F32, I8, I64, BoolArray
 class AllFivesMultiAgentVectorEnv:
     """N games, every seat played by the caller (see the module docstring).
 
-    ``rules``, ``num_players``, ``partnerships``, ``episode``, ``reward``, ``forced_actions``,
-    ``action_features`` and ``max_cycles`` are as for :func:`allfives_env.env`.
+    ``rules`` and the keywords ``num_players``, ``partnerships``, ``episode``, ``reward``,
+    ``forced_actions``, ``action_features`` and ``max_cycles`` are as for
+    :func:`allfives_env.env`: :class:`EnvSettings`' fields, with :meth:`EnvSettings.of`'s
+    defaults, held as :attr:`settings`; ``rules`` may be an :class:`EnvSettings` itself (then
+    give none of those keywords).
 
     Args:
         num_envs: games in the batch.
 
     Raises:
-        EnvConfigError: for a bad argument.
+        EnvConfigError: for a bad argument, or settings given both as an :class:`EnvSettings`
+            and as keywords.
     """
 
     def __init__(
         self,
         num_envs: int,
-        rules: str | Rules = "pagat",
-        *,
-        num_players: int | None = None,
-        partnerships: bool | None = None,
-        episode: str = "match",
-        reward: str = "win",
-        forced_actions: str = "explicit",
-        action_features: bool | str = False,
-        max_cycles: int | None = DEFAULT_MAX_CYCLES,
+        rules: str | Rules | EnvSettings = "pagat",
+        **settings: Unpack[SettingsArgs],
     ):
-        self.rules = rules_of(rules, num_players, partnerships)
-        self.vg = VectorGame(
-            self.rules,
-            num_envs,
-            episode=episode,
-            reward=reward,
-            forced_actions=forced_actions,
-            action_features=action_features,
-            max_cycles=max_cycles,
-        )
+        self.settings = settings_of(rules, settings)
+        """What every game plays."""
+        self.vg = VectorGame(self.settings, num_envs)
+        self.rules = self.settings.rules
         self.num_envs = num_envs
         self.encoding = self.vg.encoding
         self._ready = False

@@ -25,7 +25,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from allfives_env.core.rules import Rules
-from allfives_env.envs.settings import ResetRequiredError, next_seed
+from allfives_env.envs.settings import EnvSettings, ResetRequiredError, next_seed
 from allfives_env.vector.single_agent import LearnerBatch
 from allfives_env.vector.state import I8
 
@@ -33,11 +33,18 @@ from allfives_env.vector.state import I8
 class AllFivesVecEnv(VecEnv):
     """N games with one learner seat each, as an SB3 ``VecEnv`` (see the module docstring).
 
-    Takes :class:`LearnerBatch`'s arguments, and ``seed``: the seed of the first ``reset``
+    Takes :class:`LearnerBatch`'s arguments (the settings :class:`EnvSettings`' fields, held as
+    :attr:`settings`), and ``seed``: the seed of the first ``reset``
     (later ``reset`` calls count up from it; :meth:`seed` sets the next one).
     """
 
-    def __init__(self, num_envs: int, rules: str | Rules = "pagat", seed: int = 0, **kwargs: Any):
+    def __init__(
+        self,
+        num_envs: int,
+        rules: str | Rules | EnvSettings = "pagat",
+        seed: int = 0,
+        **kwargs: Any,
+    ):
         self.batch = LearnerBatch(num_envs, rules, **kwargs)
         enc = self.batch.encoding
         low, high = enc.observation_bounds()
@@ -49,6 +56,11 @@ class AllFivesVecEnv(VecEnv):
         self._next_seed = next_seed(seed, None)
         self._actions: np.ndarray | None = None
         self._masks: I8 = np.zeros((num_envs, enc.num_actions), np.int8)
+
+    @property
+    def settings(self) -> EnvSettings:
+        """What every game plays (its :class:`LearnerBatch`'s)."""
+        return self.batch.settings
 
     def reset(self) -> np.ndarray:
         """Deal every game; return the learner's observations."""

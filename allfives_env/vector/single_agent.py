@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 import gymnasium as gym
 import numpy as np
@@ -36,12 +36,13 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from allfives_env.core.errors import ArgumentError
 from allfives_env.core.rules import Rules
 from allfives_env.envs.settings import (
-    DEFAULT_MAX_CYCLES,
     EnvConfigError,
+    EnvSettings,
     ResetRequiredError,
+    SettingsArgs,
     check_seat,
     next_seed,
-    rules_of,
+    settings_of,
     short_repr,
 )
 from allfives_env.envs.spaces import Encoding
@@ -96,11 +97,15 @@ class LearnerBatch:
     """N games, one learner seat in each, the other seats played by agents (see the module
     docstring).
 
+    ``rules`` and the keywords ``num_players``, ``partnerships``, ``episode``, ``reward``,
+    ``forced_actions``, ``action_features`` and ``max_cycles`` are as for
+    :func:`allfives_env.env`: :class:`EnvSettings`' fields, with :meth:`EnvSettings.of`'s
+    defaults but ``forced_actions``, ``"auto"`` here (the learner sees only real choices),
+    held as :attr:`settings`; ``rules`` may be an :class:`EnvSettings` itself (then give none
+    of those keywords).
+
     Args:
         num_envs: games in the batch.
-        num_players, rules, partnerships, episode, reward, forced_actions, action_features,
-            max_cycles: as for :func:`allfives_env.env` (``forced_actions`` defaults to
-            ``"auto"`` here: the learner sees only real choices).
         opponents: one opponent for every other seat, a sequence (one per seat, the learner's
             entry ignored), or a mapping seat → opponent. Default ``"random"``.
         learner_seat: the learner's seat, or ``"random"``: drawn in each game at each episode.
@@ -108,30 +113,28 @@ class LearnerBatch:
             more matches' ends): each side's drawn, independently and uniformly, from the
             scores a side may hold below the target (multiples of 5 pips), from a generator of
             each game seeded by :meth:`reset`'s seed. 0 (the default) draws nothing.
-        threads: numba threads for the engine (default: leave the setting as it is).
 
     Raises:
-        EnvConfigError: for a bad argument, an unknown agent spec, or opponents that leave a
-            seat the learner may not take without one.
+        EnvConfigError: for a bad argument, an unknown agent spec, opponents that leave a
+            seat the learner may not take without one, or settings given both as an
+            :class:`EnvSettings` and as keywords.
     """
+
+    DEFAULTS: SettingsArgs = {"forced_actions": "auto"}  # noqa: RUF012
+    """The settings' defaults that differ from :meth:`EnvSettings.of`'s."""
 
     def __init__(
         self,
         num_envs: int,
-        rules: str | Rules = "pagat",
+        rules: str | Rules | EnvSettings = "pagat",
         *,
-        num_players: int | None = None,
-        partnerships: bool | None = None,
         opponents: Opponent | Sequence[Opponent] | Mapping[int, Opponent] = "random",
         learner_seat: int | str = "random",
-        episode: str = "match",
-        reward: str = "win",
-        forced_actions: str = "auto",
-        action_features: bool | str = False,
-        max_cycles: int | None = DEFAULT_MAX_CYCLES,
         start_scores: float = 0.0,
+        **settings: Unpack[SettingsArgs],
     ):
-        self.rules = rules_of(rules, num_players, partnerships)
+        self.settings = settings_of(rules, settings, self.DEFAULTS)
+        """What every game plays."""
         if type(start_scores) not in (int, float) or not 0.0 <= start_scores <= 1.0:
             raise EnvConfigError(f"start_scores must be from 0 to 1, not {start_scores!r}")
         self.start_scores = float(start_scores)
@@ -145,15 +148,7 @@ class LearnerBatch:
                 f"learner_seat must be 0-{n - 1} or 'random', not {learner_seat!r}"
             )
         self.learner_seat_rule = learner_seat
-        self.vg = VectorGame(
-            self.rules,
-            num_envs,
-            episode=episode,
-            reward=reward,
-            forced_actions=forced_actions,
-            action_features=action_features,
-            max_cycles=max_cycles,
-        )
+        self.vg = VectorGame(self.settings, num_envs)
         self.num_envs = num_envs
         self.encoding = self.vg.encoding
         self.lineup: list[BatchAgent] = []
@@ -165,6 +160,11 @@ class LearnerBatch:
         self._rows = np.arange(num_envs)
         self._side_of = np.array([self.rules.side_of(s) for s in range(n)], np.int64)
         self._ready = False
+
+    @property
+    def rules(self) -> Rules:
+        """The rules of every game (:attr:`settings`')."""
+        return self.settings.rules
 
     # ------------------------------------------------------------------ opponents
 
@@ -402,7 +402,8 @@ def learner_state_size(encoding: Encoding) -> int:
 class AllFivesVectorEnv(VectorEnv[F32, Any, Any]):
     """The batched single-agent game as a Gymnasium ``VectorEnv`` (same-step autoreset).
 
-    Takes :class:`LearnerBatch`'s arguments. ``reset`` and ``step`` return the learner's
+    Takes :class:`LearnerBatch`'s arguments (the settings :class:`EnvSettings`' fields, held as
+    :attr:`settings`). ``reset`` and ``step`` return the learner's
     observations; ``infos["action_mask"]`` (and :meth:`action_masks`) its legal actions, and
     where an episode ended ``infos["final_obs"]`` its last observation (``infos["_final_obs"]``
     marks those games).
@@ -418,7 +419,7 @@ class AllFivesVectorEnv(VectorEnv[F32, Any, Any]):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}  # noqa: RUF012
 
-    def __init__(self, num_envs: int, rules: str | Rules = "pagat", **kwargs: Any):
+    def __init__(self, num_envs: int, rules: str | Rules | EnvSettings = "pagat", **kwargs: Any):
         self.batch = LearnerBatch(num_envs, rules, **kwargs)
         enc = self.batch.encoding
         low, high = enc.observation_bounds()
@@ -431,6 +432,11 @@ class AllFivesVectorEnv(VectorEnv[F32, Any, Any]):
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, num_envs)
         self._masks = np.zeros((num_envs, enc.num_actions), np.int8)
         self._seed: int | None = None
+
+    @property
+    def settings(self) -> EnvSettings:
+        """What every game plays (its :class:`LearnerBatch`'s)."""
+        return self.batch.settings
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

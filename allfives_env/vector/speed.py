@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from allfives_env.core.rules import PRESETS, Rules
+from allfives_env.envs.settings import EnvSettings
 from allfives_env.vector._jit import get_num_threads, max_threads, set_num_threads
 from allfives_env.vector.engine import VectorGame, policy_rng
 
@@ -49,15 +50,24 @@ def steps_per_second(
     ``threads`` (default: as set now) is clamped to what numba allows. The row holds the
     settings, ``steps_per_s``, ``steps`` and ``seconds``; the compile time is not counted (a
     warm-up runs first).
+
+    Raises:
+        EnvConfigError: for settings :meth:`EnvSettings.of` refuses (a ``RulesError`` for
+            bad rules).
     """
     before = get_num_threads()
     if threads is not None:
         set_num_threads(max(1, min(threads, max_threads())))
     try:
-        rules = Rules.preset(preset, num_players, partnerships=partnerships)
-        vg = VectorGame(
-            rules, num_games, forced_actions=forced_actions, action_features=action_features
+        settings = EnvSettings.of(
+            preset,
+            num_players=num_players,
+            partnerships=partnerships,
+            forced_actions=forced_actions,
+            action_features=action_features,
         )
+        rules = settings.rules
+        vg = VectorGame(settings, num_games)
         vg.reset(seed)
         prng = policy_rng(seed + 1, num_games)
         masks = np.zeros((num_games, vg.num_actions), np.int8)
