@@ -30,6 +30,7 @@ from allfives_env.envs.settings import (
     ForcedActions,
     ResetRequiredError,
     RewardMode,
+    SettingsFields,
     UnknownAgentError,
     check_options,
     check_seed,
@@ -59,7 +60,7 @@ class ActionSpace(spaces.Discrete):  # type: ignore[type-arg, unused-ignore]  # 
         return bool(super().contains(x))
 
 
-class raw_env(AECEnv[str, dict[str, Any], int]):
+class raw_env(SettingsFields, AECEnv[str, dict[str, Any], int]):
     """All Fives as a PettingZoo AEC environment (see :mod:`allfives_env.envs.allfives_v1`).
 
     The settings (``rules``, ``num_players``, ``partnerships``, ``episode``, ``reward``,
@@ -143,26 +144,6 @@ class raw_env(AECEnv[str, dict[str, Any], int]):
     def rules(self) -> Rules:
         """The rules (:attr:`settings`')."""
         return self.settings.rules
-
-    @property
-    def episode(self) -> Episode:
-        """``"match"`` or ``"hand"`` (:attr:`settings`')."""
-        return self.settings.episode
-
-    @property
-    def reward_mode(self) -> RewardMode:
-        """The ``reward`` setting (:attr:`settings`')."""
-        return self.settings.reward
-
-    @property
-    def forced_actions(self) -> ForcedActions:
-        """``"explicit"`` or ``"auto"`` (:attr:`settings`')."""
-        return self.settings.forced_actions
-
-    @property
-    def max_cycles(self) -> int | None:
-        """The steps after which an episode is truncated (:attr:`settings`')."""
-        return self.settings.max_cycles
 
     # ------------------------------------------------------------------ spaces
 

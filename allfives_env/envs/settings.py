@@ -280,6 +280,39 @@ class EnvSettings:
         return self.rules.num_players
 
 
+class SettingsFields:
+    """The fields of an environment's :class:`EnvSettings` (its ``settings`` attribute) read as
+    its own attributes: ``episode``, ``reward_mode`` (the ``reward`` setting),
+    ``forced_actions``, ``action_features`` and ``max_cycles``."""
+
+    settings: EnvSettings
+
+    @property
+    def episode(self) -> Episode:
+        """``"match"`` or ``"hand"``."""
+        return self.settings.episode
+
+    @property
+    def reward_mode(self) -> RewardMode:
+        """The ``reward`` setting."""
+        return self.settings.reward
+
+    @property
+    def forced_actions(self) -> ForcedActions:
+        """``"explicit"`` or ``"auto"``."""
+        return self.settings.forced_actions
+
+    @property
+    def action_features(self) -> bool | str:
+        """The observation's per-action blocks, as given."""
+        return self.settings.action_features
+
+    @property
+    def max_cycles(self) -> int | None:
+        """The steps after which an episode is truncated (``None``: never)."""
+        return self.settings.max_cycles
+
+
 def settings_of(
     rules: str | Rules | EnvSettings,
     given: SettingsArgs,

@@ -60,6 +60,7 @@ from allfives_env.envs.settings import (
     EnvSettings,
     ResetRequiredError,
     SettingsArgs,
+    SettingsFields,
     settings_of,
 )
 from allfives_env.envs.spaces import Encoding
@@ -120,7 +121,7 @@ def bytes_per_game(rules: Rules, action_features: bool | str = False) -> int:
     )
 
 
-class VectorGame(GameBridge):
+class VectorGame(SettingsFields, GameBridge):
     """N matches of All Fives in arrays, stepped by one compiled kernel call per step; the
     bridge to the core's objects (:meth:`deal`, :meth:`load`, :meth:`redeal`, :meth:`game`,
     :meth:`view`, :meth:`record`...) is :class:`~allfives_env.vector.bridge.GameBridge`'s.
@@ -210,33 +211,6 @@ class VectorGame(GameBridge):
         # now hold, as rows of redeal()'s own arrays (read only when a game is rebuilt)
         self._redealt: dict[int, tuple[int, I64, I64]] = {}
         self._ready = False
-
-    # ------------------------------------------------------------------ settings
-
-    @property
-    def episode(self) -> str:
-        """``"match"`` or ``"hand"`` (:attr:`settings`')."""
-        return self.settings.episode
-
-    @property
-    def reward_mode(self) -> str:
-        """The ``reward`` setting (:attr:`settings`')."""
-        return self.settings.reward
-
-    @property
-    def forced_actions(self) -> str:
-        """``"explicit"`` or ``"auto"`` (:attr:`settings`')."""
-        return self.settings.forced_actions
-
-    @property
-    def action_features(self) -> bool | str:
-        """The observation's per-action blocks, as given (:attr:`settings`')."""
-        return self.settings.action_features
-
-    @property
-    def max_cycles(self) -> int | None:
-        """The steps after which an episode is truncated (:attr:`settings`')."""
-        return self.settings.max_cycles
 
     # ------------------------------------------------------------------ episodes
 
