@@ -127,6 +127,11 @@ def test_a_learned_agent_takes_the_provenance_of_the_run_that_made_it(tmp_path: 
     common = ["--protocol", REDUCED.name, "--no-exploitability", "--quiet", "--processes", "1"]
     proc = allfives("benchmark", "net.zip", *common, "--provenance", "other.json", cwd=tmp_path)
     assert proc.returncode == 2 and "benchmark the run's final policy" in proc.stderr
+    exact = run | {"setting": "tiny-2p", "exact": {"nash_conv": 0.1, "utility_range": 10.0}}
+    (tmp_path / "exact.json").write_text(json.dumps(exact))
+    proc = allfives("benchmark", "net.zip", *common, "--provenance", "exact.json", cwd=tmp_path)
+    assert proc.returncode == 2 and "exact setting tiny-2p" in proc.stderr
+    assert proc.stderr.count("\n") == 1
     assert not (tmp_path / "benchmarks").exists()
     proc = allfives("benchmark", "net.zip", *common, "--provenance", "result.json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
