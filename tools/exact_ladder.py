@@ -1,10 +1,12 @@
 """The small-set ladder's figures: tree sizes, the exact solver beside OpenSpiel's own
-``exploitability.nash_conv`` on the tiny game, and CFR+ on the small one.
+``exploitability.nash_conv`` on the tiny game, CFR+ on the small one, and OpenSpiel's own
+solvers on both (measured exactly by the solver).
 
     python tools/exact_ladder.py sizes --players 2  # the tree-size table
     python tools/exact_ladder.py openspiel        # solver v OpenSpiel, one run, side by side
     python tools/exact_ladder.py cfr --iterations 300
     python tools/exact_ladder.py algorithms       # OpenSpiel's CFR, CFR+, MCCFR on the tiny game
+    # ... and its MCCFR on the small game (its CFR and CFR+ cannot start there):
     python tools/exact_ladder.py algorithms --game small --algorithms 'external-sampling MCCFR'
 
 Run it on a quiet machine: the times are wall-clock seconds of this process (medians of
