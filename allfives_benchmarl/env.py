@@ -111,12 +111,12 @@ class AllFivesTorchEnv(EnvBase):  # type: ignore[misc]
         device: Any = "cpu",
         **settings: Unpack[SettingsArgs],
     ):
-        the = settings_of(rules, settings, self.DEFAULTS)
-        table = the.rules
+        chosen = settings_of(rules, settings, self.DEFAULTS)
+        table = chosen.rules
         groups = seat_groups(table, teams)
-        self.vg = VectorGame(the, num_envs)
+        self.vg = VectorGame(chosen, num_envs)
         super().__init__(device=device, batch_size=torch.Size([num_envs]))
-        self.settings = the
+        self.settings = chosen
         """What every game plays."""
         self.rules = table
         self.encoding = self.vg.encoding

@@ -39,15 +39,9 @@ from typing import Any
 
 import numpy as np
 
+from agents.benchmark.protocol import TINY_2P
+
 ROOT = Path(__file__).resolve().parents[1]
-GAME = ["--max_pip", "2", "--hand_size", "2"]
-"""The tiny game's flags, beside ``--preset pagat`` and 2 players."""
-
-
-def tiny_rules() -> Any:
-    from allfives_env.core.rules import Rules
-
-    return Rules.preset("pagat", 2, max_pip=2, hand_size=2)
 
 
 def source() -> dict[str, Any]:
@@ -84,18 +78,17 @@ def br_command(folder: Path, opponent: str, seed: int) -> list[str]:
 
     cmd = best_response_command(opponent, FULL.setting("pagat-2p"), FULL, folder, 1)
     cmd[cmd.index("--seed") + 1] = str(seed)
-    return [*cmd, *GAME, "--episode", "hand", "--reward", "points"]
+    return [*cmd, *TINY_2P.trainer_flags()]
 
 
 class Measure:
     """Exact values on the tiny game's tree, built once."""
 
     def __init__(self) -> None:
-        from agents.exact.solver import Solver
-        from agents.exact.tree import build_tree
+        from agents.benchmark.exact_measure import solver_for
 
-        self.tree = build_tree(tiny_rules())
-        self.solver = Solver(self.tree)
+        self.solver = solver_for(TINY_2P.rules())
+        self.tree = self.solver.tree
         self.range = float(self.tree.utility_range)
 
     def policy(self, spec: str, sample: bool = False) -> Any:

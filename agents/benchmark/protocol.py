@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 
 from agents.eval.match import derive_seed
 from allfives_env.core.rules import Rules
+from allfives_env.envs.settings import rules_of
 
 SEARCH_AGENTS = ("search", "batchsearch")
 """The search agents: slow, so they play :attr:`Protocol.search_deals` deals and no best
@@ -71,14 +72,13 @@ class Setting:
 
     def rules(self) -> Rules:
         """The rules of this setting."""
-        extra: dict[str, object] = {}
-        if self.partnerships is not None:
-            extra["partnerships"] = self.partnerships
-        if self.max_pip != 6:
-            extra["max_pip"] = self.max_pip
-        if self.hand_size:
-            extra["hand_size"] = self.hand_size
-        return Rules.preset(self.preset, self.num_players, **extra)
+        return rules_of(
+            self.preset,
+            self.num_players,
+            self.partnerships,
+            max_pip=self.max_pip,
+            hand_size=self.hand_size or None,
+        )
 
     def trainer_flags(self, episode: bool = True, reward: bool = True) -> list[str]:
         """The flags every trainer of the project takes for this setting's set and hand size,

@@ -13,9 +13,10 @@ setting, the exact NashConv's.
 
 from __future__ import annotations
 
+import functools
 import shlex
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -200,6 +201,29 @@ def update_page(
     return replace_section(read_document(doc), *MARKERS, body, f"{doc}'s baselines section")
 
 
+def _win_rate(opponent: str, point: dict[str, Any]) -> float:
+    """A curve point's win rate against ``opponent``."""
+    return float(point["results"][opponent]["win_rate"])
+
+
+def _draw(
+    ax: Any, table: dict[str, list[dict[str, Any]]], read: Callable[[dict[str, Any]], float]
+) -> None:
+    """Each row's curve of ``read(point)`` on ``ax``: the mean over seeds, and the band
+    between its lowest and highest seed, against env steps (the seeds' points matched by
+    index)."""
+    import numpy as np
+
+    for _name, runs in sorted(table.items()):
+        n = min(len(r["curve"]) for r in runs)
+        x = np.mean([[p["env_steps"] for p in r["curve"][:n]] for r in runs], axis=0)
+        y = np.array([[read(p) for p in r["curve"][:n]] for r in runs])
+        (line,) = ax.plot(x, y.mean(axis=0), marker=".", label=runs[0]["label"])
+        ax.fill_between(x, y.min(axis=0), y.max(axis=0), alpha=0.2, color=line.get_color())
+    ax.set_xlabel("env steps")
+    ax.grid(alpha=0.3)
+
+
 def plot_curves(results: Sequence[dict[str, Any]], folder: Path) -> list[Path]:
     """One PNG per table (``folder/SETTING_TIER_TRACK.png``): each row's curve against each
     curve opponent, the mean over seeds and the band between its lowest and highest seed.
@@ -221,31 +245,17 @@ def plot_curves(results: Sequence[dict[str, Any]], folder: Path) -> list[Path]:
         exact = _is_exact(table)
         panels = len(opponents) + exact
         fig, axes = plt.subplots(1, panels, figsize=(5 * panels, 3.6))
-        if exact:
-            ax = np.atleast_1d(axes)[-1]
-            for _name, runs in sorted(table.items()):
-                n = min(len(r["curve"]) for r in runs)
-                x = np.mean([[p["env_steps"] for p in r["curve"][:n]] for r in runs], axis=0)
-                y = np.array([[p["exact"]["nash_conv"] for p in r["curve"][:n]] for r in runs])
-                (line,) = ax.plot(x, y.mean(axis=0), marker=".", label=runs[0]["label"])
-                ax.fill_between(x, y.min(axis=0), y.max(axis=0), alpha=0.2, color=line.get_color())
-            ax.set_title("exact NashConv, as it plays")
-            ax.set_xlabel("env steps")
-            ax.set_ylabel("NashConv (one hand's points)")
-            ax.set_ylim(bottom=0)
-            ax.grid(alpha=0.3)
         for ax, o in zip(np.atleast_1d(axes), opponents, strict=False):
-            for _name, runs in sorted(table.items()):
-                n = min(len(r["curve"]) for r in runs)
-                x = np.mean([[p["env_steps"] for p in r["curve"][:n]] for r in runs], axis=0)
-                y = np.array([[p["results"][o]["win_rate"] for p in r["curve"][:n]] for r in runs])
-                (line,) = ax.plot(x, y.mean(axis=0), marker=".", label=runs[0]["label"])
-                ax.fill_between(x, y.min(axis=0), y.max(axis=0), alpha=0.2, color=line.get_color())
+            _draw(ax, table, functools.partial(_win_rate, o))
             ax.set_title(f"v {o}")
-            ax.set_xlabel("env steps")
             ax.set_ylabel("win rate (validation deals)")
             ax.set_ylim(0, 1)
-            ax.grid(alpha=0.3)
+        if exact:
+            ax = np.atleast_1d(axes)[-1]
+            _draw(ax, table, lambda p: p["exact"]["nash_conv"])
+            ax.set_title("exact NashConv, as it plays")
+            ax.set_ylabel("NashConv (one hand's points)")
+            ax.set_ylim(bottom=0)
         np.atleast_1d(axes)[0].legend(fontsize=8)
         fig.suptitle(
             f"{setting}, {tier} tier, {track.replace('_', ' ')}: mean and range over seeds"

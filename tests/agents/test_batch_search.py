@@ -87,18 +87,26 @@ def core_values(
     return totals
 
 
-@pytest.mark.parametrize("c", range(len(TABLES)), ids=IDS)
-def test_batched_rollouts_end_where_the_core_ones_do(c: int) -> None:
-    preset, n, partners = TABLES[c]
-    rules = Rules.preset(preset, n, partnerships=bool(partners))
+def check_rollouts(rules: Rules, seed: int) -> list[PlayerView]:
+    """batchsearch's values at 4 positions of ``rules`` (from ``seed``) are the core's
+    rollouts' (:func:`core_values`); the views it was asked about."""
     agent = BatchSearchAgent(worlds=3)
-    for k, g in enumerate(positions(rules, 50 + c, 4)):
+    views = []
+    for k, g in enumerate(positions(rules, seed, 4)):
         seat = g.current_player
         assert seat is not None
         view = g.view(seat)
         got = agent.evaluate(view, random.Random(k))
         want = core_values(view, random.Random(k), 3)
         assert got == pytest.approx(want), (g.render(), view.legal_actions)
+        views.append(view)
+    return views
+
+
+@pytest.mark.parametrize("c", range(len(TABLES)), ids=IDS)
+def test_batched_rollouts_end_where_the_core_ones_do(c: int) -> None:
+    preset, n, partners = TABLES[c]
+    check_rollouts(Rules.preset(preset, n, partnerships=bool(partners)), 50 + c)
 
 
 SMALL_SETS = [
@@ -117,14 +125,7 @@ def test_batched_rollouts_end_where_the_core_ones_do_on_smaller_sets(
 ) -> None:
     preset, n, pip, hand = table
     rules = Rules.preset(preset, n, max_pip=pip, hand_size=hand)
-    agent = BatchSearchAgent(worlds=3)
-    for k, g in enumerate(positions(rules, 60 + pip, 4)):
-        seat = g.current_player
-        assert seat is not None
-        view = g.view(seat)
-        got = agent.evaluate(view, random.Random(k))
-        want = core_values(view, random.Random(k), 3)
-        assert got == pytest.approx(want), (g.render(), view.legal_actions)
+    for k, view in enumerate(check_rollouts(rules, 60 + pip)):
         move = make_agent("batchsearch:worlds=4,infer=1").act(view, random.Random(k))
         assert move in view.legal_actions
 
