@@ -110,3 +110,47 @@ def test_a_gpu_torch_does_not_see_is_refused(name: str) -> None:
     with pytest.raises(ConfigError, match="sees no GPU"):
         resolve_device(name)
     assert str(resolve_device("auto")) == "cpu"
+
+
+def test_the_update_s_gradients_are_the_same_however_busy_the_cores() -> None:
+    """On the CPU with two torch threads, the default kernel behind the actor's per-placement
+    context (``c[b]``, a row read once per legal placement) adds its gradient in an order that
+    changes when another process shares the cores; the trainer asks for torch's deterministic
+    kernels on every device, so the same batch gives the same gradient every time, loaded or
+    not (a busy process runs beside it here)."""
+    import subprocess
+    import sys
+
+    from agents.numpy_networks import ScorerLayout
+    from agents.training.device import make_deterministic
+    from agents.training.torch_networks import ScorerNet
+    from allfives_env import Rules
+    from allfives_env.vector import VectorGame
+
+    was, threads = th.are_deterministic_algorithms_enabled(), th.get_num_threads()
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        th.use_deterministic_algorithms(False)
+        make_deterministic(th.device("cpu"))
+        assert th.are_deterministic_algorithms_enabled()
+        th.set_num_threads(2)
+        vg = VectorGame(Rules.preset("pagat", 2), 2048, action_features="outlook")
+        vg.reset(seeds=2)
+        for _ in range(7):
+            vg.step(vg.greedy_actions())
+            vg.reset_games(np.flatnonzero(vg.done))
+        obs, masks = th.from_numpy(vg.observe().copy()), th.from_numpy(vg.masks() > 0)
+        th.manual_seed(0)
+        net = ScorerNet(ScorerLayout.of(vg.encoding, False), [128, 128], [128, 128], 32)
+        grads = set()
+        for _ in range(30):
+            net.zero_grad()
+            logp = th.log_softmax(net.logits(obs, masks), -1)
+            (logp.exp() * logp).sum().backward()
+            grads.add(b"".join(p.grad.numpy().tobytes() for p in net.trunk.parameters()))
+        assert len(grads) == 1
+    finally:
+        busy.kill()
+        busy.wait()
+        th.use_deterministic_algorithms(was)
+        th.set_num_threads(threads)
