@@ -69,8 +69,9 @@ def make_deterministic(device: Any) -> None:
 
     On the CPU too: with two or more torch threads, the default kernels of the PPO update gave
     weights that differed in the last bits from run to run of the same seed whenever another
-    process shared the cores (and so, over a long run, different policies); the deterministic
-    ones give the same weights loaded or not, at no measurable cost.
+    process shared the cores, and now and then on a quiet machine too (and so, over a long run,
+    different policies); the deterministic ones give the same weights loaded or not, at no
+    measurable cost.
     """
     import torch as th
 
