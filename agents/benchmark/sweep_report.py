@@ -4,11 +4,13 @@
 row mixes tracks or tiers), and refuses a row that mixes recipes' commands or lacks the seeds
 the protocol asks for. :func:`markdown` gives, per table, each row's mean win rate over seeds
 with a bootstrap interval over seeds (:mod:`agents.benchmark.over_seeds`), the IQM, and each
-seed's win rate with its match-level Wilson interval, beside the samples, wall time and the
+seed's win rate with its match-level Wilson interval, beside the samples, wall time,
+throughput (samples, env steps plus imitation samples, per wall second of training) and the
 command that re-runs the row; a table of an exact setting (the small track) adds each row's
 exact NashConv over seeds. :func:`plot_curves` draws every row's learning curve (the mean over
-seeds, and the band from the lowest to the highest seed) against env steps, and, for an exact
-setting, the exact NashConv's.
+seeds, and the band from the lowest to the highest seed) against the budget spent (env steps
+plus imitation samples, so that both tracks share an axis), and, for an exact setting, the
+exact NashConv's.
 """
 
 from __future__ import annotations
@@ -136,7 +138,7 @@ def markdown(
             head += " | exact NashConv as it plays: mean [95% CI over seeds] (of the range)"
         parts.append(
             f"| row | framework | seeds | env steps + imitation (teacher positions) | training: "
-            f"wall, CPU, env steps/s (mean) | {head} | "
+            f"wall, CPU, samples/s (mean) | {head} | "
             f"per seed v {opponents[-1]} (Wilson 95%) |"
         )
         parts.append("|" + "---|" * (6 + len(opponents) + exact))
@@ -210,17 +212,20 @@ def _draw(
     ax: Any, table: dict[str, list[dict[str, Any]]], read: Callable[[dict[str, Any]], float]
 ) -> None:
     """Each row's curve of ``read(point)`` on ``ax``: the mean over seeds, and the band
-    between its lowest and highest seed, against env steps (the seeds' points matched by
-    index)."""
+    between its lowest and highest seed, against the budget spent (the point's env steps plus
+    the run's imitation samples, which come first; the seeds' points matched by index)."""
     import numpy as np
 
     for _name, runs in sorted(table.items()):
         n = min(len(r["curve"]) for r in runs)
-        x = np.mean([[p["env_steps"] for p in r["curve"][:n]] for r in runs], axis=0)
+        x = np.mean(
+            [[p["env_steps"] + r["imitation_samples"] for p in r["curve"][:n]] for r in runs],
+            axis=0,
+        )
         y = np.array([[read(p) for p in r["curve"][:n]] for r in runs])
         (line,) = ax.plot(x, y.mean(axis=0), marker=".", label=runs[0]["label"])
         ax.fill_between(x, y.min(axis=0), y.max(axis=0), alpha=0.2, color=line.get_color())
-    ax.set_xlabel("env steps")
+    ax.set_xlabel("env steps + imitation samples")
     ax.grid(alpha=0.3)
 
 
