@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -118,12 +119,28 @@ def run_sweep_command(args: argparse.Namespace, out: Callable[[str], None] = pri
     Raises:
         SweepError: for a sweep that cannot be planned, or a run that fails (one line).
     """
-    from agents.benchmark.sweep import SweepError, plan, read_result, run_sweep
-    from agents.benchmark.training import TRAINING_PROTOCOLS
+    from agents.benchmark.sweep import SweepError
 
     folder = Path(args.out)
     if folder.exists() and not folder.is_dir():
         raise SweepError(f"--out {str(folder)!r} is a file, not a folder")
+    kept = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        return _sweep(args, folder, out)
+    finally:
+        signal.signal(signal.SIGTERM, kept)
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    """SIGTERM stops a sweep as Ctrl-C does: the run's trainer is stopped and its attempt's
+    time written (:func:`agents.benchmark.attempts.run_attempt`)."""
+    raise KeyboardInterrupt
+
+
+def _sweep(args: argparse.Namespace, folder: Path, out: Callable[[str], None]) -> int:
+    from agents.benchmark.sweep import SweepError, plan, read_result, run_sweep
+    from agents.benchmark.training import TRAINING_PROTOCOLS
+
     if args.rerun is not None:
         old = read_result(Path(args.rerun))
         protocol = TRAINING_PROTOCOLS[old["protocol"]]

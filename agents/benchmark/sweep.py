@@ -14,8 +14,9 @@ after another here, or as Ray tasks on a cluster (``--address``). A run (:func:`
    in an exact setting (the small track), every curve point and the final policy also get
    their exact NashConv (:mod:`agents.benchmark.exact_measure`);
 5. writes ``RUN/result.json`` whole: the protocol, track, tier, recipe, framework and its
-   version, the exact command, the seed, the samples, wall and CPU time, the machine, the
-   commit, the libraries, the curve and the test (:mod:`agents.benchmark.provenance`).
+   version, the exact command, the seed, the samples, wall and CPU time over every attempt at
+   training it (:mod:`agents.benchmark.attempts`), the machine, the commit, the libraries,
+   the curve and the test (:mod:`agents.benchmark.provenance`).
 
 A run whose ``result.json`` exists is done: a sweep stopped by Ctrl-C goes on where it stopped
 when given the same command (``train.py`` and ``train_rllib.py`` resume their interrupted run;
@@ -25,16 +26,14 @@ the policy trainers start theirs again). ``RUN`` is ``OUT/SETTING/TIER/TRACK/REC
 from __future__ import annotations
 
 import json
-import resource
 import shlex
-import subprocess
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agents.benchmark import provenance
+from agents.benchmark.attempts import ATTEMPTS, AttemptsError, run_attempt, totals
 from agents.benchmark.recipes import Recipe, RecipeError, RunSpec, recipe
 from agents.benchmark.training import TRACKS, TrainingProtocol
 from agents.eval.match import EvalError
@@ -173,11 +172,14 @@ def _exact(run: RunSpec, spec: str) -> dict[str, Any]:
 
 
 def train(planned: Planned, log: Callable[[str], None]) -> dict[str, Any]:
-    """Run the recipe's trainer for the run (its output in ``RUN/train.log``); return the
-    command, the wall and CPU seconds and the trainer's report.
+    """Run the recipe's trainer for the run (its output in ``RUN/train.log``, its attempts in
+    ``RUN/attempts.json``: :mod:`agents.benchmark.attempts`); return the command, the wall and
+    CPU seconds over every attempt of the run (:func:`~agents.benchmark.attempts.totals`) and
+    the trainer's report.
 
     Raises:
-        SweepError: if the trainer fails (its last line), writes no report, or passes the tier.
+        SweepError: if the trainer fails (its last line), writes no report, or passes the tier,
+            or the run's attempts cannot be read.
     """
     r, run = planned.recipe, planned.run
     run.folder.mkdir(parents=True, exist_ok=True)
@@ -187,13 +189,10 @@ def train(planned: Planned, log: Callable[[str], None]) -> dict[str, Any]:
         argv.append("--fresh")  # an interrupted policy trainer cannot resume: start again
     log_file = run.folder / "train.log"
     log(f"{planned.describe()}: training ({shlex.join(argv[1:])})")
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.monotonic()
-    with log_file.open("ab") as out:
-        code = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT, check=False).returncode
-    wall = time.monotonic() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    try:
+        code, attempts = run_attempt(argv, log_file, run.folder / ATTEMPTS, fresh=r.restarts)
+    except AttemptsError as e:
+        raise SweepError(f"{planned.describe()}: {e}") from None
     if code != 0:
         raise SweepError(
             f"{planned.describe()}: the trainer exited with status {code}: "
@@ -210,7 +209,7 @@ def train(planned: Planned, log: Callable[[str], None]) -> dict[str, Any]:
             f"{planned.describe()}: {samples['env_steps']:,} env steps and "
             f"{samples['imitation_samples']:,} imitation samples pass the {run.tier.name} tier"
         )
-    return {"command": argv, "wall_seconds": wall, "cpu_seconds": cpu, "report": report}
+    return {"command": argv, **totals(attempts), "report": report}
 
 
 def run_one(planned: Planned, processes: int = 1, log: Callable[[str], None] = print) -> dict:  # type: ignore[type-arg]
@@ -270,8 +269,10 @@ def run_one(planned: Planned, processes: int = 1, log: Callable[[str], None] = p
         "env_steps": int(report.get("env_steps", 0)),
         "imitation_samples": int(report.get("imitation_samples", 0)),
         "teacher_positions": int(report.get("teacher_positions", 0)),
-        "wall_seconds": round(trained["wall_seconds"], 1),
-        "cpu_seconds": round(trained["cpu_seconds"], 1),
+        "wall_seconds": trained["wall_seconds"],
+        "cpu_seconds": trained["cpu_seconds"],
+        "cpu_seconds_complete": trained["cpu_seconds_complete"],
+        "attempts": trained["attempts"],
         "selection": "the final policy (no checkpoint chosen)",
         "agent": final,
         "curve": curve,

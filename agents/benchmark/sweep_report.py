@@ -31,7 +31,8 @@ Key = tuple[str, str, str, str]
 
 
 def rows(results: Sequence[dict[str, Any]]) -> dict[Key, dict[str, list[dict[str, Any]]]]:
-    """The tables: each a dict of recipe → its runs (sorted by seed).
+    """The tables (by protocol, setting, tier's budget, track): each a dict of recipe → its
+    runs (sorted by seed).
 
     Raises:
         SweepError: for a run given twice (same table, recipe and seed), a row whose runs do
@@ -59,7 +60,14 @@ def rows(results: Sequence[dict[str, Any]]) -> dict[Key, dict[str, list[dict[str
             shapes = {_shape(x["command"]) for x in runs}
             if len(shapes) > 1:
                 raise SweepError(f"{name} in {'/'.join(key)}: its runs ran different commands")
-    return {k: dict(v) for k, v in sorted(tables.items())}
+    return {k: dict(v) for k, v in sorted(tables.items(), key=lambda kv: _order(kv[0]))}
+
+
+def _order(key: Key) -> tuple[str, str, int, str, str]:
+    """Tables in order of protocol, setting, tier by its budget (2M before 10M), track."""
+    protocol, setting, tier, track = key
+    known = TRAINING_PROTOCOLS[protocol].tiers.get(tier)
+    return protocol, setting, known.budget if known else 0, tier, track
 
 
 FOLDER_ONLY = ("--fresh",)
@@ -165,11 +173,14 @@ def markdown(
             imitation = sum(r["imitation_samples"] for r in runs) / len(runs)
             wall = sum(r["wall_seconds"] for r in runs) / len(runs)
             cpu = sum(r["cpu_seconds"] for r in runs) / len(runs)
+            # a run whose attempt was killed before its CPU time was read: a lower bound
+            at_least = "" if all(r.get("cpu_seconds_complete", True) for r in runs) else "≥"
             teacher = sum(r.get("teacher_positions", 0) for r in runs) / len(runs)
             framework = f"{first['framework']} {first.get('framework_version') or ''}".strip()
             parts.append(
                 f"| {first['label']} | {framework} | {len(runs)} | {steps:,.0f} + "
-                f"{imitation:,.0f} ({teacher:,.0f}) | {wall / 60:.1f} min, {cpu / 60:.1f} CPU-min, "
+                f"{imitation:,.0f} ({teacher:,.0f}) | {wall / 60:.1f} min, "
+                f"{at_least}{cpu / 60:.1f} CPU-min, "
                 f"{(steps + imitation) / max(wall, 1e-9):,.0f}/s | {' | '.join(cells)} | "
                 f"{per_seed} |"
             )

@@ -109,6 +109,9 @@ def test_the_table_gives_each_row_its_seeds_and_their_interval() -> None:
     assert "| train.py PPO | x 1 | 3 | 1,998,848 + 0 (0) | 1.0 min, 1.5 CPU-min, 33,314/s |" in text
     assert "50.0% [" in text and "0: 40.0% [30.0%, 50.0%]" in text
     assert "--seeds 0 1 2" in text
+    # a run whose attempt was killed before its CPU time was read: the row's CPU is a floor
+    results[1]["cpu_seconds_complete"] = False
+    assert "| 1.0 min, ≥1.5 CPU-min, 33,314/s |" in markdown(results)
 
 
 def test_the_exact_setting_trains_on_its_set_and_its_table_shows_the_exact_value(
@@ -154,6 +157,9 @@ def test_a_row_short_of_seeds_mixing_commands_or_twice_is_refused() -> None:
     # a track or tier is never mixed into another's row
     other = [fake_result("trainpy-ppo", s, 0.5, track="open") for s in range(3)]
     assert len(rows(three + other)) == 2
+    # tiers come in order of their budget, not of their names ("10M" < "2M" as text)
+    bigger = [fake_result("trainpy-ppo", s, 0.5, tier="10M") for s in range(3)]
+    assert [k[2] for k in rows(bigger + three)] == ["2M", "10M"]
 
 
 def test_a_result_file_is_read_strictly(tmp_path: Path) -> None:
