@@ -135,6 +135,20 @@ def read_result(path: Path) -> dict[str, Any]:
     return data
 
 
+def in_checkout(command: Sequence[str], root: Path | None = None) -> list[str]:
+    """``command`` with each argument that is a path in the checkout at ``root`` made relative
+    to it (``train.py``, ``configs/tabula_rasa.yaml``): the result's commit says which files
+    they were, wherever the checkout lay. Without ``root``, the checkout is the folder of the
+    command's script where that is an absolute path (as in the files of earlier sweeps)."""
+    if root is None:
+        script = Path(command[1]) if len(command) > 1 else Path()
+        if not (script.is_absolute() and script.suffix == ".py"):
+            return list(command)
+        root = script.parent
+    prefix = f"{root}/"
+    return [a.removeprefix(prefix) if a.startswith(prefix) else a for a in command]
+
+
 def _last_line(log: Path) -> str:
     try:
         lines = [ln for ln in log.read_text(encoding="utf-8", errors="replace").splitlines() if ln]
@@ -265,7 +279,9 @@ def run_one(planned: Planned, processes: int = 1, log: Callable[[str], None] = p
         "framework_version": versions.get(r.framework),
         "observation": r.observation,
         "seed": run.seed,
-        "command": [Path(trained["command"][0]).name, *trained["command"][1:]],
+        "command": in_checkout(
+            [Path(trained["command"][0]).name, *trained["command"][1:]], provenance.ROOT
+        ),
         "env_steps": int(report.get("env_steps", 0)),
         "imitation_samples": int(report.get("imitation_samples", 0)),
         "teacher_positions": int(report.get("teacher_positions", 0)),

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.benchmark.over_seeds import over_seeds
-from agents.benchmark.sweep import SweepError
+from agents.benchmark.sweep import SweepError, in_checkout
 from agents.benchmark.training import TRAINING_PROTOCOLS
 
 Key = tuple[str, str, str, str]
@@ -76,10 +76,11 @@ interrupted policy trainer with ``--fresh``): left out when a row's commands are
 
 
 def _shape(command: Sequence[str]) -> str:
-    """A command without its seed, its folders and :data:`FOLDER_ONLY`, to compare a row's
+    """A command without its seed, its folders and :data:`FOLDER_ONLY`, its paths in the
+    checkout relative to it (:func:`~agents.benchmark.sweep.in_checkout`), to compare a row's
     runs."""
     out, skip = [], False
-    for arg in command:
+    for arg in in_checkout(command):
         if skip:
             skip = False
             continue

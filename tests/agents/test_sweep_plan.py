@@ -12,7 +12,7 @@ import pytest
 from sweep_results import fake_result
 
 from agents.benchmark.over_seeds import over_seeds
-from agents.benchmark.sweep import FORMAT, SweepError, plan, read_result
+from agents.benchmark.sweep import FORMAT, SweepError, in_checkout, plan, read_result
 from agents.benchmark.sweep_report import markdown, rows
 from agents.benchmark.training import TRAIN_V1, TRAINING_PROTOCOLS, TrainingProtocol
 from allfives_cli import main
@@ -154,6 +154,18 @@ def test_a_row_short_of_seeds_mixing_commands_or_twice_is_refused() -> None:
     restarted = copy.deepcopy(three)
     restarted[0]["command"].append("--fresh")
     assert len(rows(restarted)) == 1
+    # runs of one row trained from two checkouts of the code (their paths as written by
+    # earlier sweeps, or relative to the checkout as now) are one row
+    placed = copy.deepcopy(three)
+    for r, root in zip(placed, ("/a/src", "/b/src2", None), strict=True):
+        where = f"{root}/" if root else ""
+        r["command"][:1] = ["python", f"{where}train.py", "--config", f"{where}configs/x.yaml"]
+    assert len(rows(placed)) == 1
+    written = in_checkout(["python", "/r/train.py", "--runs", "/out/r/x", "/r2/y"], Path("/r"))
+    assert written == ["python", "train.py", "--runs", "/out/r/x", "/r2/y"]
+    placed[2]["command"][3] = "configs/y.yaml"
+    with pytest.raises(SweepError, match="different commands"):
+        rows(placed)
     # a track or tier is never mixed into another's row
     other = [fake_result("trainpy-ppo", s, 0.5, track="open") for s in range(3)]
     assert len(rows(three + other)) == 2
