@@ -206,7 +206,10 @@ def train(planned: Planned, log: Callable[[str], None]) -> dict[str, Any]:
     try:
         code, attempts = run_attempt(argv, log_file, run.folder / ATTEMPTS, fresh=r.restarts)
     except AttemptsError as e:
-        raise SweepError(f"{planned.describe()}: {e}") from None
+        raise SweepError(
+            f"{planned.describe()}: {e}; the time of its earlier attempts is lost: remove the "
+            "file to go on (the run's time then counts from the next attempt)"
+        ) from None
     if code != 0:
         raise SweepError(
             f"{planned.describe()}: the trainer exited with status {code}: "
