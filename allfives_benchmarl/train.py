@@ -23,16 +23,21 @@ exported actor is saved at K points of ``--frames`` (at the end of the first ite
 after each, :class:`agents.training.policy_trainer.Curve`: ``OUT/curve/<env steps>/``, each
 playable as ``benchmarl:OUT/curve/<env steps>``, and ``OUT/curve/index.json``).
 
+An interrupted run (Ctrl-C, a kill, a lost machine) goes on where it stopped when the same
+command runs again: the trainer saves a resume point (``OUT/resume.pt``) at the end of an
+iteration every ``--resume_every`` seconds, and the resumed run ends with the weights an
+uninterrupted one would have (:mod:`allfives_benchmarl.resume`).
+
 A bad flag is one line, exit status 2, before anything runs; so is an ``--out`` folder that
-another run holds (the lock of :mod:`agents.training.run_folder`) or that already holds a
-policy (``--fresh`` deletes it first).
+another run holds (the lock of :mod:`agents.training.run_folder`), that already holds a
+policy (``--fresh`` deletes it first), or whose resume point is damaged or was saved with
+other training flags.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import sys
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,6 +128,9 @@ class Args:
     sees one, else the CPU), cpu, cuda or cuda:N. It samples on the CPU, where the engine runs."""
     engine_threads: int = 0
     """Threads of the batched engine (0: numba's own count, every core)."""
+    resume_every: float = 60.0
+    """Seconds between two resume points (``OUT/resume.pt``, written at an iteration's end;
+    0: after every iteration). Run the same command again to go on from the last one."""
 
     def folder(self) -> Path:
         """The policy folder, --out or its default."""
@@ -159,6 +167,8 @@ class Args:
             raise ConfigError("--hidden must be one or more positive widths")
         if self.seed < 0 or self.eval_matches < 0:
             raise ConfigError("--seed and --eval_matches must be non-negative")
+        if not self.resume_every >= 0:
+            raise ConfigError(f"--resume_every must be >= 0 seconds, not {self.resume_every}")
         check_points(self.curve_points)
         from agents.training.device import check_engine_threads, resolve_device
 
@@ -226,7 +236,9 @@ def algorithm_config(args: Args) -> Any:
 
 def experiment_config(args: Args, logs: Path) -> Any:
     """BenchMARL's experiment config: its yaml defaults with ``args`` over them; csv logs in
-    ``logs``, no BenchMARL evaluation or checkpoints (the policy is exported at the end)."""
+    ``logs``, no BenchMARL evaluation; BenchMARL asks for a checkpoint at each iteration's end,
+    which :class:`allfives_benchmarl.resume.Saver` turns into a resume point when one is due
+    (the policy is exported at the end)."""
     from benchmarl.experiment import ExperimentConfig
 
     c = ExperimentConfig.get_from_yaml()
@@ -254,8 +266,10 @@ def experiment_config(args: Args, logs: Path) -> Any:
     c.loggers = ["csv"]
     c.create_json = False
     c.save_folder = str(logs.resolve())
-    c.checkpoint_interval = 0
+    c.checkpoint_interval = args.frames_per_batch  # each iteration: the Saver decides
     c.checkpoint_at_end = False
+    c.keep_checkpoints_num = None
+    c.exclude_buffer_from_checkpoint = args.algorithm in ON_POLICY  # refilled each iteration
     return c
 
 
@@ -323,13 +337,26 @@ def curve_callback(curve: Curve, args: Args, task_config: Any) -> Any:
 
 
 def train(args: Args, folder: Path) -> dict[str, Any]:
-    """Run the experiment and write the policy folder; return what the run did."""
-    from benchmarl.experiment import Experiment
+    """Run the experiment (from the folder's resume point when it holds one:
+    :mod:`allfives_benchmarl.resume`) and write the policy folder; return what the run did.
+
+    Raises:
+        ConfigError: if the folder's resume point is damaged or another run's.
+    """
     from benchmarl.models.mlp import MlpConfig
     from torch import nn
 
+    from allfives_benchmarl.resume import (
+        RESUME_FILE,
+        Saver,
+        identity,
+        load_resume_point,
+        resumable_experiment,
+        run_from,
+    )
     from allfives_benchmarl.task import PRESETS, AllFivesTask
 
+    saved = load_resume_point(folder, args)
     task_config = dataclasses.replace(
         PRESETS[args.task],
         reward=args.reward,
@@ -347,7 +374,10 @@ def train(args: Args, folder: Path) -> dict[str, Any]:
         from allfives_env.vector import set_num_threads
 
         set_num_threads(args.engine_threads)
-    experiment = Experiment(
+    before = float(saved["seconds"]) if saved else 0.0
+    saver = Saver(folder, curve, identity(args), args.resume_every, before)
+    experiment = resumable_experiment(
+        saver,
         task=task,
         algorithm_config=algorithm_config(args),
         model_config=model,
@@ -356,10 +386,13 @@ def train(args: Args, folder: Path) -> dict[str, Any]:
         config=experiment_config(args, logs),
         callbacks=[curve_callback(curve, args, task_config)] if args.curve_points else [],
     )
-    start = time.monotonic()
-    experiment.run()
-    seconds = time.monotonic() - start
+    if saved:
+        done = int(saved["benchmarl"]["state"]["total_frames"])
+        print(f"resuming {folder} from frame {done:,} of {args.frames:,}", flush=True)
+    run_from(experiment, saved, curve)
+    seconds = saver.seconds()
     export_policy(experiment, args, task_config, folder)
+    (folder / RESUME_FILE).unlink(missing_ok=True)  # the policy is final
     frames = int(experiment.total_frames)
     return {
         "frames": frames,
@@ -380,10 +413,11 @@ def _rules_of(folder: Path) -> Any:
 def main(argv: Sequence[str] | None = None) -> int:
     """Train as the command line says (``sys.argv`` by default); return the exit status."""
     from allfives_benchmarl.policy_file import WEIGHTS_FILE, is_policy_folder
+    from allfives_benchmarl.resume import RESUME_FILE
 
-    kind = policy_folder_kind(PROG, WEIGHTS_FILE, folders=("benchmarl",))
+    kind = policy_folder_kind(PROG, WEIGHTS_FILE, folders=("benchmarl",), files=(RESUME_FILE,))
     return run_policy_trainer(
-        PROG, argv, "benchmarl", parse_args, is_policy_folder, train, _rules_of, kind
+        PROG, argv, "benchmarl", parse_args, is_policy_folder, train, _rules_of, kind, RESUME_FILE
     )
 
 

@@ -2,14 +2,16 @@
 
 A sweep stopped between sessions (Ctrl-C, SIGTERM, a machine handed back) starts its run again
 with the same command, and ``train.py`` and ``train_rllib.py`` go on from their last resume
-point: the run's training time is then the sum of every attempt's, not the last one's. Each
-attempt is written to the ledger before its trainer starts, its wall time again every
+point (BenchMARL's trainer from its ``resume.pt``): the run's training time is then the sum of
+every attempt's, not the last one's. Each attempt is written to the ledger before its trainer
+starts, its wall time again every
 :data:`HEARTBEAT` seconds while it trains, and its wall and CPU time when it ends, however it
 ends. An attempt killed outright (SIGKILL, a lost machine) keeps the wall time of its last
 heartbeat (short by less than :data:`HEARTBEAT` seconds) and no CPU time (``null``): the run's
 CPU time is then a lower bound, and the result says so (:func:`totals`).
 
-A trainer that cannot resume (``restarts``) trains from nothing in each attempt, so its run's
+A trainer that cannot resume (``restarts``: OpenSpiel's NFSP) trains from nothing in each
+attempt, as does a policy trainer whose finished policy was not yet measured, so its run's
 time is its last attempt's: :func:`run_attempt` is then given a fresh ledger.
 """
 

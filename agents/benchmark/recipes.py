@@ -91,9 +91,15 @@ class Recipe:
 
     @property
     def restarts(self) -> bool:
-        """Whether an interrupted run of its trainer starts again (the policy trainers), rather
-        than resuming (``train.py``, ``train_rllib.py``)."""
-        return self.name not in ("trainpy-ppo", "rllib-ppo")
+        """Whether an interrupted run of its trainer starts again (OpenSpiel's NFSP), rather
+        than resuming (``train.py``, ``train_rllib.py``, BenchMARL's trainer)."""
+        return self.framework == "open_spiel"
+
+    @property
+    def policy_trainer(self) -> bool:
+        """Whether its trainer writes a policy folder (:mod:`agents.training.policy_trainer`),
+        which refuses to train again into a folder that holds a finished policy."""
+        return self.framework in ("benchmarl", "open_spiel")
 
     def folder(self, run: RunSpec) -> Path:
         """The folder its trainer writes for ``run`` (``train_rllib.py`` puts its run folders

@@ -19,8 +19,9 @@ after another here, or as Ray tasks on a cluster (``--address``). A run (:func:`
    the curve and the test (:mod:`agents.benchmark.provenance`).
 
 A run whose ``result.json`` exists is done: a sweep stopped by Ctrl-C goes on where it stopped
-when given the same command (``train.py`` and ``train_rllib.py`` resume their interrupted run;
-the policy trainers start theirs again). ``RUN`` is ``OUT/SETTING/TIER/TRACK/RECIPE/seedN``.
+when given the same command (``train.py``, ``train_rllib.py`` and BenchMARL's trainer resume
+their interrupted run; OpenSpiel's NFSP starts its run again, as does a policy trainer whose
+policy was finished but not yet measured). ``RUN`` is ``OUT/SETTING/TIER/TRACK/RECIPE/seedN``.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from agents.benchmark.recipes import Recipe, RecipeError, RunSpec, recipe
 from agents.benchmark.training import TRACKS, TrainingProtocol
 from agents.eval.match import EvalError
 from agents.files import replace_whole
+from agents.learned import META_FILE
 from allfives_env.core import strict_json
 
 RESULT = "result.json"
@@ -199,12 +201,16 @@ def train(planned: Planned, log: Callable[[str], None]) -> dict[str, Any]:
     run.folder.mkdir(parents=True, exist_ok=True)
     argv = r.command(run)
     trained = r.folder(run)
-    if r.restarts and trained.exists():
-        argv.append("--fresh")  # an interrupted policy trainer cannot resume: start again
+    # a trainer that cannot resume starts again; so does a policy trainer whose policy was
+    # finished but not measured (it refuses a folder that holds one): their time starts anew
+    finished = r.policy_trainer and (trained / META_FILE).exists()
+    anew = r.restarts or finished
+    if anew and trained.exists():
+        argv.append("--fresh")
     log_file = run.folder / "train.log"
     log(f"{planned.describe()}: training ({shlex.join(argv[1:])})")
     try:
-        code, attempts = run_attempt(argv, log_file, run.folder / ATTEMPTS, fresh=r.restarts)
+        code, attempts = run_attempt(argv, log_file, run.folder / ATTEMPTS, fresh=anew)
     except AttemptsError as e:
         raise SweepError(
             f"{planned.describe()}: {e}; the time of its earlier attempts is lost: remove the "

@@ -93,17 +93,19 @@ def check_opponent(args: PolicyArgs) -> None:
             raise ConfigError(f"--eval_opponent: {e}") from None
 
 
-def policy_folder_kind(prog: str, weights_file: str, folders: tuple[str, ...] = ()) -> FolderKind:
+def policy_folder_kind(
+    prog: str, weights_file: str, folders: tuple[str, ...] = (), files: tuple[str, ...] = ()
+) -> FolderKind:
     """What the policy folder of the trainer ``prog`` holds: its marker, the policy's two
     files (``allfives.json`` and ``weights_file``), ``report.json``, the curve snapshots
-    (:data:`agents.training.curve.CURVE`) and its own ``folders`` (logs). A folder of an
-    earlier version (no marker) is recognised by the policy's files."""
+    (:data:`agents.training.curve.CURVE`), its own ``folders`` (logs) and ``files`` (a resume
+    point). A folder of an earlier version (no marker) is recognised by the policy's files."""
     from agents.learned import META_FILE
 
     policy = (META_FILE, weights_file)
     return FolderKind(
         made_by=prog,
-        files=(MARKER, *policy, "report.json", "*.tmp"),
+        files=(MARKER, *policy, "report.json", *files, "*.tmp"),
         folders=(CURVE, *folders),
         legacy_files=policy,
         option="--out",
@@ -170,6 +172,7 @@ def run_policy_trainer(
     train: Callable[[A, Path], dict[str, Any]],
     rules_of: Callable[[Path], Rules],
     folder_kind: FolderKind,
+    resume_file: str | None = None,
 ) -> int:
     """Run the trainer (see the module docstring); return the exit status.
 
@@ -182,6 +185,8 @@ def run_policy_trainer(
         train: trains into the folder; returns what the run did, for the report.
         rules_of: the rules of the policy in a folder (what the evaluation plays).
         folder_kind: what the policy folder holds (:func:`policy_folder_kind`).
+        resume_file: the trainer's resume point in the folder, if it saves one (an
+            interruption's line then says the folder keeps it, while it exists).
     """
     arguments = sys.argv[1:] if argv is None else argv
 
@@ -216,4 +221,10 @@ def run_policy_trainer(
         print(f"policy: {folder} (play it as {kind}:{folder})")
         return 0
 
-    return run_command(Session(prog, kept="nothing"), body)
+    session = Session(prog, kept="nothing")
+    if resume_file is not None:
+        session.kept = "the last resume point"
+        session.resumable = lambda: (
+            session.folder is not None and (session.folder / resume_file).exists()
+        )
+    return run_command(session, body)

@@ -6,6 +6,7 @@ nodes as tasks."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -58,6 +59,28 @@ def test_a_sweep_given_again_goes_on_where_it_stopped(
     assert main([*argv, "--out", str(swept)]) == 0
     assert "2 done already, 0 to go" in capsys.readouterr().out
     assert {f: f.stat().st_mtime_ns for f in swept.rglob("result.json")} == before
+
+
+def test_a_benchmarl_run_resumes_and_a_finished_unmeasured_one_trains_anew(
+    swept: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "sweep"
+    shutil.copytree(swept, out)
+    (run,) = out.rglob("benchmarl-mappo/seed0")
+    argv = ["sweep", *REDUCED, "--recipes", "benchmarl-mappo", "--seeds", "0", "--out", str(out)]
+    # stopped after its policy was finished, before it was measured: trained anew, time anew
+    (run / "result.json").unlink()
+    assert main(argv) == 0
+    assert "--fresh" in capsys.readouterr().out
+    assert read_result(run / "result.json")["attempts"] == 1
+    # stopped while training (no policy yet): the trainer goes on in its folder (from its
+    # resume point, had it saved one), without --fresh, and the attempts add up
+    (run / "result.json").unlink()
+    for name in ("allfives.json", "report.json"):
+        (run / "train" / name).unlink()
+    assert main(argv) == 0
+    assert "--fresh" not in capsys.readouterr().out
+    assert read_result(run / "result.json")["attempts"] == 2
 
 
 def test_the_table_and_curves_come_from_the_result_files(swept: Path, tmp_path: Path) -> None:
