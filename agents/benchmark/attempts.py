@@ -8,7 +8,9 @@ starts, its wall time again every
 :data:`HEARTBEAT` seconds while it trains, and its wall and CPU time when it ends, however it
 ends. An attempt killed outright (SIGKILL, a lost machine) keeps the wall time of its last
 heartbeat (short by less than :data:`HEARTBEAT` seconds) and no CPU time (``null``): the run's
-CPU time is then a lower bound, and the result says so (:func:`totals`).
+CPU time is then a lower bound, and the result says so (:func:`totals`). Each attempt also
+records the CPU model it ran on (a run resumed in another session may have run on another
+machine; a ledger of an earlier version has none).
 
 A trainer that cannot resume (``restarts``: OpenSpiel's NFSP) trains from nothing in each
 attempt, as does a policy trainer whose finished policy was not yet measured, so its run's
@@ -25,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agents.benchmark.provenance import cpu_model
 from agents.files import replace_whole
 from allfives_env.core import strict_json
 
@@ -43,7 +46,8 @@ class AttemptsError(ValueError):
 
 def read_attempts(path: Path) -> list[dict[str, Any]]:
     """The attempts written so far (none if the file does not exist), read strictly: a list of
-    ``{"wall_seconds": float >= 0, "cpu_seconds": float >= 0 or null}``.
+    ``{"wall_seconds": float >= 0, "cpu_seconds": float >= 0 or null, "cpu": "model"}``
+    (``"cpu"`` absent from an earlier version's).
 
     Raises:
         AttemptsError: naming the file, if it cannot be read or holds anything else.
@@ -68,7 +72,8 @@ def _is_attempt(a: object) -> bool:
 
     return (
         isinstance(a, dict)
-        and set(a) == {"wall_seconds", "cpu_seconds"}
+        and set(a) - {"cpu"} == {"wall_seconds", "cpu_seconds"}
+        and isinstance(a.get("cpu", ""), str)
         and seconds(a["wall_seconds"])
         and (a["cpu_seconds"] is None or seconds(a["cpu_seconds"]))
     )
@@ -94,7 +99,8 @@ def run_attempt(
         AttemptsError: if the ledger cannot be read (before anything runs).
     """
     attempts = [] if fresh else read_attempts(ledger)
-    attempts.append({"wall_seconds": 0.0, "cpu_seconds": None})
+    cpu_kind = cpu_model()
+    attempts.append({"wall_seconds": 0.0, "cpu_seconds": None, "cpu": cpu_kind})
     _write(ledger, attempts)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
@@ -119,6 +125,7 @@ def run_attempt(
         attempts[-1] = {
             "wall_seconds": round(time.monotonic() - start, 1),
             "cpu_seconds": round(cpu, 1),
+            "cpu": cpu_kind,
         }
         _write(ledger, attempts)
     return code, attempts
@@ -142,10 +149,14 @@ def _stop(child: subprocess.Popen[bytes]) -> None:
 def totals(attempts: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The run's wall and CPU seconds over its attempts, and how many attempts there were;
     ``cpu_seconds_complete`` is false where an attempt was killed before its CPU time could be
-    read (the CPU seconds are then those of the other attempts: a lower bound)."""
+    read (the CPU seconds are then those of the other attempts: a lower bound);
+    ``attempt_cpus`` lists the CPU models the attempts ran on, in order, each once (those that
+    recorded one)."""
+    cpus = [a["cpu"] for a in attempts if "cpu" in a]
     return {
         "wall_seconds": round(sum(a["wall_seconds"] for a in attempts), 1),
         "cpu_seconds": round(sum(a["cpu_seconds"] or 0.0 for a in attempts), 1),
         "cpu_seconds_complete": all(a["cpu_seconds"] is not None for a in attempts),
         "attempts": len(attempts),
+        "attempt_cpus": list(dict.fromkeys(cpus)),
     }

@@ -298,6 +298,7 @@ def run_one(planned: Planned, processes: int = 1, log: Callable[[str], None] = p
         "cpu_seconds": trained["cpu_seconds"],
         "cpu_seconds_complete": trained["cpu_seconds_complete"],
         "attempts": trained["attempts"],
+        "attempt_cpus": trained["attempt_cpus"],
         "selection": "the final policy (no checkpoint chosen)",
         "agent": final,
         "curve": curve,

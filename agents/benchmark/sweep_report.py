@@ -5,12 +5,13 @@ row mixes tracks or tiers), and refuses a row that mixes recipes' commands or la
 the protocol asks for. :func:`markdown` gives, per table, each row's mean win rate over seeds
 with a bootstrap interval over seeds (:mod:`agents.benchmark.over_seeds`), the IQM, and each
 seed's win rate with its match-level Wilson interval, beside the samples, wall time,
-throughput (samples, env steps plus imitation samples, per wall second of training) and the
-command that re-runs the row; a table of an exact setting (the small track) adds each row's
-exact NashConv over seeds. :func:`plot_curves` draws every row's learning curve (the mean over
-seeds, and the band from the lowest to the highest seed) against the budget spent (env steps
-plus imitation samples, so that both tracks share an axis), and, for an exact setting, the
-exact NashConv's.
+throughput (samples, env steps plus imitation samples, per wall second of training; marked
+"on N CPU models" where the row's attempts ran on more than one, whose times then mix
+machines) and the command that re-runs the row; a table of an exact setting (the small track)
+adds each row's exact NashConv over seeds. :func:`plot_curves` draws every row's learning
+curve (the mean over seeds, and the band from the lowest to the highest seed) against the
+budget spent (env steps plus imitation samples, so that both tracks share an axis), and, for an
+exact setting, the exact NashConv's.
 """
 
 from __future__ import annotations
@@ -177,12 +178,20 @@ def markdown(
             # a run whose attempt was killed before its CPU time was read: a lower bound
             at_least = "" if all(r.get("cpu_seconds_complete", True) for r in runs) else "≥"
             teacher = sum(r.get("teacher_positions", 0) for r in runs) / len(runs)
+            # the CPU models its attempts ran on (an earlier file's: the machine it finished on)
+            kinds = {
+                c
+                for r in runs
+                for c in r.get("attempt_cpus") or [r.get("machine", {}).get("cpu")]
+                if c
+            }
+            mixed = f" on {len(kinds)} CPU models" if len(kinds) > 1 else ""
             framework = f"{first['framework']} {first.get('framework_version') or ''}".strip()
             parts.append(
                 f"| {first['label']} | {framework} | {len(runs)} | {steps:,.0f} + "
                 f"{imitation:,.0f} ({teacher:,.0f}) | {wall / 60:.1f} min, "
                 f"{at_least}{cpu / 60:.1f} CPU-min, "
-                f"{(steps + imitation) / max(wall, 1e-9):,.0f}/s | {' | '.join(cells)} | "
+                f"{(steps + imitation) / max(wall, 1e-9):,.0f}/s{mixed} | {' | '.join(cells)} | "
                 f"{per_seed} |"
             )
             commands.append(f"- {first['label']}: `{rerun_command(key, name, runs, out)}`")

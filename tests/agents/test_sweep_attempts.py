@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from agents.benchmark.attempts import AttemptsError, read_attempts, run_attempt, totals
+from agents.benchmark.provenance import cpu_model
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,9 +45,19 @@ def test_attempts_add_up_and_a_fresh_start_forgets_them(tmp_path: Path) -> None:
     assert code == 3 and len(both) == 2 and read_attempts(ledger) == both
     t = totals(both)
     assert t["attempts"] == 2 and t["cpu_seconds_complete"]
+    assert [a["cpu"] for a in both] == [cpu_model()] * 2 and t["attempt_cpus"] == [cpu_model()]
     assert t["wall_seconds"] == pytest.approx(sum(a["wall_seconds"] for a in both), abs=0.11)
     _, again = run_attempt(_quick(), log, ledger, fresh=True)
     assert len(again) == 1
+
+
+def test_an_earlier_ledger_without_cpu_models_is_read_and_added_to(tmp_path: Path) -> None:
+    ledger = tmp_path / "attempts.json"
+    ledger.write_text('[{"wall_seconds": 5, "cpu_seconds": 4}]', encoding="utf-8")
+    _, both = run_attempt(_quick(), tmp_path / "train.log", ledger)
+    assert "cpu" not in both[0] and both[1]["cpu"] == cpu_model()
+    assert totals(both)["attempt_cpus"] == [cpu_model()]
+    assert totals(both[:1])["attempt_cpus"] == []
 
 
 def _sweep(tmp_path: Path) -> tuple[subprocess.Popen[bytes], Path, Path]:
@@ -96,7 +107,8 @@ def test_a_killed_sweep_keeps_the_wall_time_of_its_last_heartbeat(tmp_path: Path
     ["{", "{}", "[1]", '[{"wall_seconds": -1, "cpu_seconds": 1}]',
      '[{"wall_seconds": 1, "cpu_seconds": 1, "x": 0}]',
      '[{"wall_seconds": true, "cpu_seconds": 1}]',
-     '[{"wall_seconds": NaN, "cpu_seconds": 1}]'],
+     '[{"wall_seconds": NaN, "cpu_seconds": 1}]',
+     '[{"wall_seconds": 1, "cpu_seconds": 1, "cpu": 3}]'],
 )  # fmt: skip
 def test_a_damaged_ledger_is_refused_before_anything_runs(tmp_path: Path, text: str) -> None:
     ledger, marker = tmp_path / "attempts.json", tmp_path / "ran"

@@ -112,6 +112,13 @@ def test_the_table_gives_each_row_its_seeds_and_their_interval() -> None:
     # a run whose attempt was killed before its CPU time was read: the row's CPU is a floor
     results[1]["cpu_seconds_complete"] = False
     assert "| 1.0 min, ≥1.5 CPU-min, 33,314/s |" in markdown(results)
+    # a row whose attempts ran on two CPU models says so beside its throughput
+    for r, cpus in zip(results, (["A"], ["A"], ["A", "B"]), strict=True):
+        r["attempt_cpus"] = cpus
+    assert "33,314/s on 2 CPU models |" in markdown(results)
+    results[2]["attempt_cpus"] = []  # an earlier file's: the machine it finished on
+    results[2]["machine"] = {"cpu": "A"}
+    assert "33,314/s |" in markdown(results)
 
 
 def test_the_exact_setting_trains_on_its_set_and_its_table_shows_the_exact_value(

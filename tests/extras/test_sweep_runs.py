@@ -46,7 +46,11 @@ def test_each_run_files_its_result_with_provenance(swept: Path) -> None:
         assert r["machine"]["cores"] >= 1 and r["versions"]["allfives"]
         assert r["attempts"] == 1 and r["cpu_seconds_complete"]  # its time: one whole attempt
         (attempt,) = json.loads((f.parent / "attempts.json").read_text(encoding="utf-8"))
-        assert attempt == {"wall_seconds": r["wall_seconds"], "cpu_seconds": r["cpu_seconds"]}
+        assert attempt == {
+            "wall_seconds": r["wall_seconds"], "cpu_seconds": r["cpu_seconds"],
+            "cpu": r["machine"]["cpu"],
+        }  # fmt: skip
+        assert r["attempt_cpus"] == [r["machine"]["cpu"]]
         assert set(r["test"]) == {"greedy", "heuristic:hoard=true"}
         assert r["framework_version"] == r["versions"][r["framework"]]
 
