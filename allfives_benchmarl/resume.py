@@ -96,6 +96,7 @@ def load_resume_point(folder: Path, args: Args) -> dict[str, Any] | None:
         for key in PARTS:
             if key not in saved:
                 raise ValueError(f"no {key!r}")
+        int(saved["benchmarl"]["state"]["total_frames"])
     except Exception as e:  # unpickling a damaged file raises any kind of error
         raise damaged(path, e) from None
     mine = identity(args)
@@ -216,14 +217,22 @@ def resumable_experiment(saver: Saver, **kwargs: Any) -> Any:
     return ResumableExperiment(**kwargs)
 
 
-def run_from(experiment: Any, saved: dict[str, Any] | None, curve: Curve) -> None:
+def run_from(experiment: Any, saved: dict[str, Any] | None, curve: Curve, path: Path) -> None:
     """Run ``experiment`` to its end: from the start (BenchMARL's ``run``), or from the resume
-    point ``saved`` (put back by :func:`restore`, then BenchMARL's loop without seeding its
-    generators again). The experiment is closed however the run ends."""
+    point ``saved``, read from ``path`` (put back by :func:`restore`, then BenchMARL's loop
+    without seeding its generators again). The experiment is closed however the run ends.
+
+    Raises:
+        ConfigError: if the point does not fit the experiment (a damaged file).
+    """
     if saved is None:
         experiment.run()
         return
-    restore(experiment, saved, curve)
+    try:
+        restore(experiment, saved, curve)
+    except Exception as e:  # a tensor of another shape, a missing key, a foreign object
+        experiment.close()
+        raise damaged(path, e) from None
     try:
         experiment._collection_loop()  # closes the experiment at its end
     except BaseException:

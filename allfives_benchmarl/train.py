@@ -389,7 +389,7 @@ def train(args: Args, folder: Path) -> dict[str, Any]:
     if saved:
         done = int(saved["benchmarl"]["state"]["total_frames"])
         print(f"resuming {folder} from frame {done:,} of {args.frames:,}", flush=True)
-    run_from(experiment, saved, curve)
+    run_from(experiment, saved, curve, folder / RESUME_FILE)
     seconds = saver.seconds()
     export_policy(experiment, args, task_config, folder)
     (folder / RESUME_FILE).unlink(missing_ok=True)  # the policy is final

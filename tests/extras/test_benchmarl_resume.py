@@ -4,6 +4,7 @@ extra; skipped without it)."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -116,7 +117,11 @@ def test_a_point_of_other_flags_or_damaged_is_refused_in_one_line(
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and says in err and "--fresh" in err, err
         assert point.read_bytes() == kept
-    for damage in (kept[: len(kept) // 2], b"not a resume point", b""):
+    saved = torch.load(point, weights_only=False)
+    saved["benchmarl"]["loss_players"] = {}  # reads back, but fits no network
+    wrong = io.BytesIO()
+    torch.save(saved, wrong)
+    for damage in (kept[: len(kept) // 2], b"not a resume point", b"", wrong.getvalue()):
         point.write_bytes(damage)
         with pytest.raises(SystemExit) as e:
             main([*flags, "--out", str(out)])
