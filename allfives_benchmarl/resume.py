@@ -93,6 +93,10 @@ def load_resume_point(folder: Path, args: Args) -> dict[str, Any] | None:
         if not isinstance(saved, dict) or saved.get("format") != FORMAT:
             raise ValueError(f"not a resume point of {FORMAT}")
         theirs = saved["identity"]
+        if not isinstance(theirs, dict) or not all(
+            isinstance(theirs.get(part), dict) for part in ("flags", "versions")
+        ):
+            raise ValueError("no flags and versions it was saved with")
         for key in PARTS:
             if key not in saved:
                 raise ValueError(f"no {key!r}")
@@ -101,7 +105,7 @@ def load_resume_point(folder: Path, args: Args) -> dict[str, Any] | None:
         raise damaged(path, e) from None
     mine = identity(args)
     for part in ("flags", "versions"):
-        ours, other = mine[part], theirs.get(part, {})
+        ours, other = mine[part], theirs[part]
         for key in sorted(set(ours) | set(other)):
             if ours.get(key) != other.get(key):
                 what = f"--{key}" if part == "flags" else key

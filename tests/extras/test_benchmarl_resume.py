@@ -121,7 +121,12 @@ def test_a_point_of_other_flags_or_damaged_is_refused_in_one_line(
     saved["benchmarl"]["loss_players"] = {}  # reads back, but fits no network
     wrong = io.BytesIO()
     torch.save(saved, wrong)
-    for damage in (kept[: len(kept) // 2], b"not a resume point", b"", wrong.getvalue()):
+    saved["identity"] = "x"
+    unnamed = io.BytesIO()
+    torch.save(saved, unnamed)
+    damages = (kept[: len(kept) // 2], b"not a resume point", b"", wrong.getvalue(),
+               unnamed.getvalue())  # fmt: skip
+    for damage in damages:
         point.write_bytes(damage)
         with pytest.raises(SystemExit) as e:
             main([*flags, "--out", str(out)])
