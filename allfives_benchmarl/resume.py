@@ -47,7 +47,6 @@ from agents.training.ownership import damaged
 
 if TYPE_CHECKING:
     from agents.training.policy_trainer import Curve
-    from allfives_benchmarl.train import Args
 
 RESUME_FILE = "resume.pt"
 FORMAT = "allfives-benchmarl-resume/1"
@@ -61,8 +60,9 @@ computes (``engine_threads`` steps the same games; a run resumed on another devi
 the same state, though its kernels may round differently from there)."""
 
 
-def identity(args: Args) -> dict[str, Any]:
-    """What a resume point must agree with: the training flags and the libraries' versions."""
+def identity(args: object) -> dict[str, Any]:
+    """What a resume point must agree with: the training flags (``args``, the trainer's
+    :class:`allfives_benchmarl.train.Args`) and the libraries' versions."""
     from importlib.metadata import version
 
     flags = {
@@ -76,7 +76,7 @@ def identity(args: Args) -> dict[str, Any]:
     }
 
 
-def load_resume_point(folder: Path, args: Args) -> dict[str, Any] | None:
+def load_resume_point(folder: Path, args: object) -> dict[str, Any] | None:
     """The resume point in ``folder`` (``None`` if it holds none), checked against ``args``.
 
     Raises:
